@@ -1,0 +1,24 @@
+// Copyright (c) edge-outbox authors.
+
+#include "tests/testing/fake_clock.h"
+
+namespace outbox::testing {
+
+FakeClock::FakeClock(absl::Time start) : now_(start) {}
+
+absl::Time FakeClock::Now() {
+  absl::MutexLock l(&mu_);
+  return now_;
+}
+
+void FakeClock::Advance(absl::Duration d) {
+  absl::MutexLock l(&mu_);
+  now_ += d;
+}
+
+void FakeClock::Set(absl::Time t) {
+  absl::MutexLock l(&mu_);
+  now_ = t;
+}
+
+}  // namespace outbox::testing

@@ -1,0 +1,30 @@
+// Copyright (c) edge-outbox authors.
+
+#ifndef OUTBOX_TESTS_TESTING_FAKE_CLOCK_H_
+#define OUTBOX_TESTS_TESTING_FAKE_CLOCK_H_
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "outbox/clock.h"
+
+namespace outbox::testing {
+
+// A clock that moves only when told to. Thread-safe.
+class FakeClock final : public Clock {
+ public:
+  // Starts at 2026-01-01T00:00:00Z unless told otherwise.
+  explicit FakeClock(absl::Time start = absl::FromUnixSeconds(1767225600));
+
+  absl::Time Now() override ABSL_LOCKS_EXCLUDED(mu_);
+  void Advance(absl::Duration d) ABSL_LOCKS_EXCLUDED(mu_);
+  void Set(absl::Time t) ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  absl::Mutex mu_;
+  absl::Time now_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace outbox::testing
+
+#endif  // OUTBOX_TESTS_TESTING_FAKE_CLOCK_H_
