@@ -32,10 +32,10 @@ TEST(FromRocksTest, TransientErrorsAreUnavailable) {
 }
 
 TEST(FromRocksTest, HeldLockNamesTheLikelyHolder) {
-  absl::Status s = FromRocks(
-      rocksdb::Status::IOError("While lock file: /d/LOCK",
-                               "Resource temporarily unavailable"),
-      "open");
+  absl::Status s =
+      FromRocks(rocksdb::Status::IOError("While lock file: /d/LOCK",
+                                         "Resource temporarily unavailable"),
+                "open");
   EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable);
   EXPECT_NE(s.message().find("another process"), absl::string_view::npos);
 }

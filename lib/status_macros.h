@@ -12,9 +12,9 @@
 #include "absl/status/statusor.h"
 
 // Returns from the enclosing function if `expr` (an absl::Status) is not OK.
-#define OUTBOX_RETURN_IF_ERROR(expr)                \
-  do {                                              \
-    ::absl::Status outbox_status_ = (expr);         \
+#define OUTBOX_RETURN_IF_ERROR(expr)                 \
+  do {                                               \
+    ::absl::Status outbox_status_ = (expr);          \
     if (!outbox_status_.ok()) return outbox_status_; \
   } while (0)
 
@@ -23,8 +23,9 @@
 
 // `lhs` = the value of `rexpr` (an absl::StatusOr<T>), or returns its status.
 //   OUTBOX_ASSIGN_OR_RETURN(auto entry, DecodeEntry(key, value));
-#define OUTBOX_ASSIGN_OR_RETURN(lhs, rexpr) \
-  OUTBOX_ASSIGN_OR_RETURN_IMPL_(OUTBOX_CONCAT_(outbox_statusor_, __LINE__), lhs, rexpr)
+#define OUTBOX_ASSIGN_OR_RETURN(lhs, rexpr)                                 \
+  OUTBOX_ASSIGN_OR_RETURN_IMPL_(OUTBOX_CONCAT_(outbox_statusor_, __LINE__), \
+                                lhs, rexpr)
 #define OUTBOX_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, rexpr) \
   auto statusor = (rexpr);                                  \
   if (!statusor.ok()) return statusor.status();             \

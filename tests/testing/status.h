@@ -20,16 +20,16 @@ const absl::Status& StatusOf(const absl::StatusOr<T>& s) {
 
 }  // namespace outbox::testing
 
-#define ASSERT_OUTBOX_OK(expr) \
+#define ASSERT_OUTBOX_OK(expr)                        \
   ASSERT_TRUE(::outbox::testing::StatusOf(expr).ok()) \
       << ::outbox::testing::StatusOf(expr)
-#define EXPECT_OUTBOX_OK(expr) \
+#define EXPECT_OUTBOX_OK(expr)                        \
   EXPECT_TRUE(::outbox::testing::StatusOf(expr).ok()) \
       << ::outbox::testing::StatusOf(expr)
-#define EXPECT_STATUS_CODE(expr, code_value) \
+#define EXPECT_STATUS_CODE(expr, code_value)                        \
   EXPECT_EQ(::outbox::testing::StatusOf(expr).code(), (code_value)) \
       << ::outbox::testing::StatusOf(expr)
-#define ASSERT_STATUS_CODE(expr, code_value) \
+#define ASSERT_STATUS_CODE(expr, code_value)                        \
   ASSERT_EQ(::outbox::testing::StatusOf(expr).code(), (code_value)) \
       << ::outbox::testing::StatusOf(expr)
 

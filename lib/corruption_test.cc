@@ -1,0 +1,154 @@
+// Copyright (c) edge-outbox authors.
+//
+// Damaged stored values: reported as kDataLoss naming the key, never a
+// crash, and the rest of the queue keeps flowing.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/keys.h"
+#include "rocksdb/db.h"
+#include "tests/testing/store_fixture.h"
+
+namespace outbox {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::MakeEvent;
+
+class CorruptionTest : public testing::StoreTest {
+ protected:
+  using Families = std::map<std::string, rocksdb::ColumnFamilyHandle*>;
+
+  // Closes the store, opens its RocksDB directly and lets `edit` damage it,
+  // as a bit flip or a buggy writer would.
+  void RawEdit(const std::function<void(rocksdb::DB*, const Families&)>& edit) {
+    ASSERT_OUTBOX_OK(store_->Close());
+    store_.reset();
+    std::vector<std::string> names;
+    ASSERT_TRUE(
+        rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path(), &names)
+            .ok());
+    std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+    for (const std::string& n : names) {
+      descriptors.emplace_back(n, rocksdb::ColumnFamilyOptions());
+    }
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), path(), descriptors,
+                                  &handles, &raw)
+                    .ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    Families families;
+    for (rocksdb::ColumnFamilyHandle* h : handles) families[h->GetName()] = h;
+    edit(db.get(), families);
+    for (rocksdb::ColumnFamilyHandle* h : handles) {
+      ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
+    }
+    ASSERT_TRUE(db->Close().ok());
+  }
+
+  void WriteRaw(const std::string& family, const std::string& key,
+                const std::string& value) {
+    RawEdit([&](rocksdb::DB* db, const Families& families) {
+      rocksdb::WriteOptions wo;
+      wo.sync = true;
+      ASSERT_TRUE(db->Put(wo, families.at(family), key, value).ok());
+    });
+  }
+};
+
+TEST_F(CorruptionTest, UndecodableEntryIsDataLossAndOthersStillFlow) {
+  std::string a = CommitEvent(MakeEvent("t", "k"));
+  CommitEvent(MakeEvent("t"));  // seq 1: about to be damaged
+  std::string c = CommitEvent(MakeEvent("t", "k2"));
+  WriteRaw(keys::kPendingFamily, keys::Seq(1), "\xff\xff garbage");
+  Reopen();
+
+  auto due = store_->NextDue(10);
+  ASSERT_OUTBOX_OK(due);
+  std::vector<std::string> ids;
+  for (const PendingEvent& e : due->events) ids.push_back(e.id);
+  EXPECT_THAT(ids, ElementsAre(a, c));
+  ASSERT_EQ(due->undecodable.size(), 1u);
+  EXPECT_EQ(due->undecodable[0].code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(due->undecodable[0].message()),
+              HasSubstr("0000000000000001"));
+  EXPECT_THAT(due->undecodable_seqs, ElementsAre(1u));
+}
+
+TEST_F(CorruptionTest, QuarantineKeepsRawBytesAsDeadLetter) {
+  CommitEvent(MakeEvent("t"));
+  WriteRaw(keys::kPendingFamily, keys::Seq(0), "not a proto \x01\x02");
+  Reopen();
+  ASSERT_OUTBOX_OK(store_->Quarantine(0));
+  Reopen();
+  auto due = store_->NextDue(10);
+  ASSERT_OUTBOX_OK(due);
+  EXPECT_TRUE(due->events.empty());
+  EXPECT_TRUE(due->undecodable.empty());
+  auto dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  ASSERT_EQ(dead->size(), 1u);
+  EXPECT_TRUE((*dead)[0].undecodable);
+  EXPECT_EQ((*dead)[0].event.seq, 0u);
+  EXPECT_STATUS_CODE(store_->Replay((*dead)[0].event.id),
+                     absl::StatusCode::kFailedPrecondition);
+  auto stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->pending_events, 0u);
+  EXPECT_EQ(stats->pending_bytes, 0u);
+  EXPECT_EQ(stats->dead_letters, 1u);
+}
+
+TEST_F(CorruptionTest, QuarantineRefusesAGoodEntry) {
+  CommitEvent(MakeEvent("t"));
+  EXPECT_STATUS_CODE(store_->Quarantine(0),
+                     absl::StatusCode::kFailedPrecondition);
+  EXPECT_STATUS_CODE(store_->Quarantine(7), absl::StatusCode::kNotFound);
+}
+
+TEST_F(CorruptionTest, EntryStoredUnderWrongKeyIsDataLoss) {
+  CommitEvent(MakeEvent("t"));
+  CommitEvent(MakeEvent("t"));
+  // Copy of entry 0's bytes under key 1: it decodes, but claims seq 0.
+  RawEdit([](rocksdb::DB* db, const Families& families) {
+    rocksdb::ColumnFamilyHandle* pending = families.at(keys::kPendingFamily);
+    std::string value;
+    ASSERT_TRUE(
+        db->Get(rocksdb::ReadOptions(), pending, keys::Seq(0), &value).ok());
+    ASSERT_TRUE(
+        db->Put(rocksdb::WriteOptions(), pending, keys::Seq(1), value).ok());
+  });
+  Reopen();
+  auto due = store_->NextDue(10);
+  ASSERT_OUTBOX_OK(due);
+  EXPECT_EQ(due->events.size(), 1u);
+  ASSERT_EQ(due->undecodable.size(), 1u);
+  EXPECT_EQ(due->undecodable[0].code(), absl::StatusCode::kDataLoss);
+}
+
+TEST_F(CorruptionTest, CorruptQueueStateRefusesOpenWithDataLoss) {
+  CommitEvent(MakeEvent("t"));
+  WriteRaw(keys::kMetaFamily, keys::kQueueStateKey, "\xff\xff\xff");
+  auto store = Store::Open(options_, path());
+  EXPECT_STATUS_CODE(store, absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(store.status().message()), HasSubstr("queue"));
+}
+
+TEST_F(CorruptionTest, CorruptDeadLetterIsDataLossNamingKey) {
+  WriteRaw(keys::kDeadFamily, "some-id", "\xff\xfe");
+  Reopen();
+  auto dead = store_->FindDeadLetter("some-id");
+  EXPECT_STATUS_CODE(dead, absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(dead.status().message()), HasSubstr("some-id"));
+}
+
+}  // namespace
+}  // namespace outbox

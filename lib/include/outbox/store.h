@@ -1,0 +1,187 @@
+// Copyright (c) edge-outbox authors.
+//
+// Store: an embedded transactional outbox. A business record and its
+// outgoing events are committed together or not at all; events then wait in
+// the store until the delivery agent marks them delivered or dead.
+
+#ifndef OUTBOX_INCLUDE_OUTBOX_STORE_H_
+#define OUTBOX_INCLUDE_OUTBOX_STORE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "outbox/event.h"
+#include "outbox/options.h"
+#include "outbox/txn.h"
+
+namespace outbox {
+
+// What Store::Commit did.
+struct CommitResult {
+  // The ids of the committed events, in Emit order.
+  std::vector<std::string> event_ids;
+  // True if the idempotency key had already been committed: nothing was
+  // written, and event_ids/response are those of the first commit.
+  bool duplicate = false;
+  // The response stored by the first commit with this idempotency key.
+  std::string response;
+};
+
+// Events ready for delivery, from Store::NextDue.
+struct DueEvents {
+  // Due events in commit order; at most one per ordering key.
+  std::vector<PendingEvent> events;
+  // Pending entries that could not be decoded, one kDataLoss status each,
+  // naming the key. They block nothing; pass their seq to Quarantine().
+  std::vector<absl::Status> undecodable;
+  std::vector<uint64_t> undecodable_seqs;
+  // The earliest time an event that is waiting for its retry time becomes
+  // due (absl::InfiniteFuture() if none): when to look again.
+  absl::Time next_due = absl::InfiniteFuture();
+};
+
+// Outcome of one failed delivery attempt, for Store::RecordAttempt.
+struct AttemptRecord {
+  std::string error;        // short, never containing payload or secrets
+  int http_status = 0;      // 0: no HTTP answer
+  absl::Time next_attempt;  // when the event is due again
+};
+
+// Figures about the queue, from Store::GetStats.
+struct Stats {
+  uint64_t pending_events = 0;
+  uint64_t pending_bytes = 0;  // stored size of pending entries
+  // Age of the oldest pending event (zero when none is pending).
+  absl::Duration oldest_pending_age = absl::ZeroDuration();
+  uint64_t dead_letters = 0;
+  uint64_t delivered_total = 0;  // since the store was created
+};
+
+// An outbox store on local disk (RocksDB inside).
+//
+// A Store is safe for concurrent access from multiple threads without any
+// external synchronization: typically the firmware commits from one thread
+// while the delivery agent reads and marks events from another. Writes are
+// serialized internally. One process opens a store at a time.
+class Store {
+ public:
+  // Opens (or creates, see Options::create_if_missing) the store at `path`.
+  // Errors:
+  //   kInvalidArgument     bad Options (table names).
+  //   kNotFound            no store at `path` and create_if_missing is false.
+  //   kFailedPrecondition  `path` holds something that is not an outbox store,
+  //                        a store of a newer schema version, or tables that
+  //                        Options does not name.
+  //   kDataLoss            the store's own metadata is corrupt, or a table
+  //                        the store recorded has disappeared.
+  //   kUnavailable         the store is open elsewhere (another process).
+  static absl::StatusOr<std::unique_ptr<Store>> Open(const Options& options,
+                                                     const std::string& path);
+
+  Store() = default;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // Closes the store (see Close) if it is still open.
+  virtual ~Store() = default;
+
+  // Syncs the write-ahead log and closes the store, reporting any error.
+  // Every later call fails with kFailedPrecondition.
+  // REQUIRES: no other call on this Store is in progress or will start.
+  virtual absl::Status Close() = 0;
+
+  // Writes every record and event of `txn` in one atomic batch (fsync'ed when
+  // Options::sync). On OK the records are readable and the events pending.
+  // Errors (nothing was written, unless noted):
+  //   kInvalidArgument     the txn is empty or has an invalid part.
+  //   kResourceExhausted   the pending queue is full (Options limits), or the
+  //                        disk is full; free space and retry.
+  //   kFailedPrecondition  an earlier write failed in a way that leaves the
+  //                        log's state unknown; reopen the store.
+  //   kUnavailable         an I/O error. The batch may or may not be present
+  //                        after a reopen (never half of it). Retrying the same
+  //                        Txn keeps the same event ids; set an idempotency
+  //                        key to make the retry exactly-once in the store.
+  virtual absl::StatusOr<CommitResult> Commit(const Txn& txn) = 0;
+
+  // Returns the value of `key` in the record table `table`.
+  // Errors: kNotFound (no such key), kInvalidArgument (unknown table).
+  virtual absl::StatusOr<std::string> Get(absl::string_view table,
+                                          absl::string_view key) = 0;
+
+  // Returns up to `limit` events that are due now: pending, next_attempt <=
+  // now, and first of their ordering key (no earlier pending event with the
+  // same key). `eligible` lets the caller skip events it is already sending
+  // or whose destination is paused; skipped events still block later events
+  // of their ordering key.
+  virtual absl::StatusOr<DueEvents> NextDue(
+      size_t limit, absl::FunctionRef<bool(const PendingEvent&)> eligible) = 0;
+  absl::StatusOr<DueEvents> NextDue(size_t limit) {
+    return NextDue(limit, [](const PendingEvent&) { return true; });
+  }
+
+  // Records a failed delivery attempt: attempts + 1, the error, and when to
+  // try again. Errors: kNotFound if the event is no longer pending.
+  virtual absl::Status RecordAttempt(const PendingEvent& event,
+                                     const AttemptRecord& attempt) = 0;
+
+  // Removes a delivered event from the queue. Errors: kNotFound if it is no
+  // longer pending.
+  virtual absl::Status MarkDelivered(const PendingEvent& event) = 0;
+
+  // Moves a pending event to the dead letters with `reason`. Later events of
+  // its ordering key become due. Errors: kNotFound if it is not pending.
+  virtual absl::Status MoveToDeadLetters(const PendingEvent& event,
+                                         absl::string_view reason) = 0;
+
+  // Moves an undecodable pending entry (see DueEvents::undecodable_seqs) to
+  // the dead letters, raw bytes kept. Errors: kNotFound.
+  virtual absl::Status Quarantine(uint64_t seq) = 0;
+
+  // Puts the dead letter `event_id` back at the end of the queue with its
+  // attempts reset. Its id does not change. Errors: kNotFound;
+  // kFailedPrecondition for an undecodable entry; kResourceExhausted when the
+  // queue is full.
+  virtual absl::Status Replay(absl::string_view event_id) = 0;
+
+  // Lists pending events in commit order / dead letters in id order, at most
+  // `limit` (for tools and tests: these scan). Undecodable pending entries are
+  // left out; NextDue reports them.
+  virtual absl::StatusOr<std::vector<PendingEvent>> ListPending(
+      size_t limit) = 0;
+  virtual absl::StatusOr<std::vector<DeadLetter>> ListDeadLetters(
+      size_t limit) = 0;
+
+  // Finds a pending event (by scanning the queue) or a dead letter by id.
+  // Errors: kNotFound.
+  virtual absl::StatusOr<DeadLetter> FindDeadLetter(absl::string_view id) = 0;
+  virtual absl::StatusOr<PendingEvent> FindPending(absl::string_view id) = 0;
+
+  // Forgets idempotency keys older than Options::idempotency_window.
+  // Returns how many were removed.
+  virtual absl::StatusOr<size_t> PurgeExpiredIdempotencyKeys() = 0;
+
+  // Deletes dead letters that died before `cutoff`. Returns how many.
+  virtual absl::StatusOr<size_t> PurgeDeadLetters(absl::Time cutoff) = 0;
+
+  virtual absl::StatusOr<Stats> GetStats() = 0;
+
+  // Registers a function called (on the committing thread, after the write)
+  // whenever Commit or Replay adds due work; the agent uses it to wake up.
+  // It must be cheap and must not call back into the Store. Replaces any
+  // earlier one; an empty function unregisters.
+  virtual void SetWakeup(std::function<void()> wakeup) = 0;
+};
+
+}  // namespace outbox
+
+#endif  // OUTBOX_INCLUDE_OUTBOX_STORE_H_

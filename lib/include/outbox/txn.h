@@ -1,0 +1,87 @@
+// Copyright (c) edge-outbox authors.
+//
+// Txn: the writes of one business transaction (records and events),
+// buffered in memory until Store::Commit writes them all at once.
+
+#ifndef OUTBOX_INCLUDE_OUTBOX_TXN_H_
+#define OUTBOX_INCLUDE_OUTBOX_TXN_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "outbox/event.h"
+
+namespace outbox {
+
+// A buffer of record writes and events that Store::Commit applies atomically:
+// after a power cut either all of them are in the store or none is.
+// Destroying a Txn that was not committed writes nothing.
+//
+// Example:
+//   outbox::Txn txn;
+//   txn.Put("sales", sale_id, sale_bytes);
+//   std::string event_id = txn.Emit({.type = "sale.created", .payload = json});
+//   auto result = store->Commit(txn);
+//
+// Nothing is validated until Commit, which rejects the whole Txn if any part
+// is invalid (unknown table, empty key, event without a type, ...).
+//
+// A Txn is a plain value. REQUIRES: External synchronization.
+class Txn {
+ public:
+  enum class OpKind { kPut, kDelete };
+  struct RecordOp {
+    OpKind kind;
+    std::string table;
+    std::string key;
+    std::string value;  // empty for kDelete
+  };
+  struct EmittedEvent {
+    std::string id;
+    Event event;
+  };
+
+  Txn() = default;
+  Txn(const Txn&) = default;
+  Txn& operator=(const Txn&) = default;
+  Txn(Txn&&) = default;
+  Txn& operator=(Txn&&) = default;
+
+  // Writes `value` under `key` in the record table `table`.
+  void Put(absl::string_view table, absl::string_view key,
+           absl::string_view value);
+
+  // Removes `key` from the record table `table` (no error if absent).
+  void Delete(absl::string_view table, absl::string_view key);
+
+  // Adds an outgoing event and returns its id: a time-ordered UUIDv7 assigned
+  // here, once. The commit stores it and it never changes afterwards (retries,
+  // reopen, replay), so the caller may put it in its own records. If Commit
+  // turns out to repeat an earlier idempotent commit, the earlier commit's ids
+  // are returned instead and this one is never used.
+  std::string Emit(Event event);
+
+  // Makes the commit idempotent: a later Commit with the same key (within
+  // Options::idempotency_window) writes nothing and returns this commit's
+  // event ids and `response` (an answer the caller wants to replay, such as
+  // the HTTP response body it sent its own client). Key: 1..512 bytes.
+  void SetIdempotencyKey(absl::string_view key,
+                         absl::string_view response = {});
+
+  const std::vector<RecordOp>& records() const { return records_; }
+  const std::vector<EmittedEvent>& events() const { return events_; }
+  const std::string& idempotency_key() const { return idempotency_key_; }
+  const std::string& response() const { return response_; }
+  bool empty() const { return records_.empty() && events_.empty(); }
+
+ private:
+  std::vector<RecordOp> records_;
+  std::vector<EmittedEvent> events_;
+  std::string idempotency_key_;
+  std::string response_;
+};
+
+}  // namespace outbox
+
+#endif  // OUTBOX_INCLUDE_OUTBOX_TXN_H_

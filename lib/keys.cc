@@ -1,0 +1,60 @@
+// Copyright (c) edge-outbox authors.
+
+#include "lib/keys.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace outbox::keys {
+namespace {
+
+void AppendBigEndian64(uint64_t v, std::string* out) {
+  for (int shift = 56; shift >= 0; shift -= 8) {
+    out->push_back(static_cast<char>((v >> shift) & 0xff));
+  }
+}
+
+uint64_t ReadBigEndian64(absl::string_view b) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<uint8_t>(b[i]);
+  return v;
+}
+
+}  // namespace
+
+std::string Seq(uint64_t seq) {
+  std::string key;
+  key.reserve(8);
+  AppendBigEndian64(seq, &key);
+  return key;
+}
+
+std::optional<uint64_t> ParseSeq(absl::string_view key) {
+  if (key.size() != 8) return std::nullopt;
+  return ReadBigEndian64(key);
+}
+
+std::string SeqForHumans(uint64_t seq) { return absl::StrFormat("%016x", seq); }
+
+std::string IdempotencyRecordKey(absl::string_view idempotency_key) {
+  return absl::StrCat("k", idempotency_key);
+}
+
+std::string IdempotencyExpiryKey(int64_t committed_unix_ms,
+                                 absl::string_view idempotency_key) {
+  std::string key = kIdempotencyExpiryPrefix;
+  // Times before 1970 clamp to 0 so the index stays ordered.
+  AppendBigEndian64(committed_unix_ms < 0 ? 0 : committed_unix_ms, &key);
+  key.append(idempotency_key.data(), idempotency_key.size());
+  return key;
+}
+
+std::optional<ExpiryKey> ParseIdempotencyExpiryKey(absl::string_view key) {
+  if (key.size() < 9 || key[0] != kIdempotencyExpiryPrefix[0]) {
+    return std::nullopt;
+  }
+  return ExpiryKey{static_cast<int64_t>(ReadBigEndian64(key.substr(1, 8))),
+                   std::string(key.substr(9))};
+}
+
+}  // namespace outbox::keys

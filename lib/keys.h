@@ -1,0 +1,54 @@
+// Copyright (c) edge-outbox authors.
+//
+// Column family names and key encodings of an outbox store.
+//
+//   outbox.meta     "manifest" -> StoreManifest, "queue" -> QueueState
+//   outbox.pending  Seq(seq)   -> OutboxEntry          (the FIFO queue)
+//   outbox.dead     event id   -> DeadLetter
+//   outbox.idem     "k" + key  -> IdempotencyRecord
+//                   "t" + Seq(commit unix ms) + key -> "" (expiry index)
+//
+// Sequence numbers are fixed-width big-endian so that RocksDB's bytewise
+// order is commit order, and a scan can start exactly at the queue's head.
+
+#ifndef OUTBOX_LIB_KEYS_H_
+#define OUTBOX_LIB_KEYS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace outbox::keys {
+
+inline constexpr char kMetaFamily[] = "outbox.meta";
+inline constexpr char kPendingFamily[] = "outbox.pending";
+inline constexpr char kDeadFamily[] = "outbox.dead";
+inline constexpr char kIdempotencyFamily[] = "outbox.idem";
+inline constexpr char kReservedPrefix[] = "outbox.";
+
+inline constexpr char kManifestKey[] = "manifest";
+inline constexpr char kQueueStateKey[] = "queue";
+
+// 8-byte big-endian encoding of `seq`.
+std::string Seq(uint64_t seq);
+// Inverse of Seq(); nullopt unless `key` is exactly 8 bytes.
+std::optional<uint64_t> ParseSeq(absl::string_view key);
+// Seq() as 16 hex digits, for messages.
+std::string SeqForHumans(uint64_t seq);
+
+std::string IdempotencyRecordKey(absl::string_view idempotency_key);
+std::string IdempotencyExpiryKey(int64_t committed_unix_ms,
+                                 absl::string_view idempotency_key);
+inline constexpr char kIdempotencyExpiryPrefix[] = "t";
+// Splits an expiry key; nullopt if malformed.
+struct ExpiryKey {
+  int64_t committed_unix_ms;
+  std::string idempotency_key;
+};
+std::optional<ExpiryKey> ParseIdempotencyExpiryKey(absl::string_view key);
+
+}  // namespace outbox::keys
+
+#endif  // OUTBOX_LIB_KEYS_H_

@@ -1,0 +1,223 @@
+// Copyright (c) edge-outbox authors.
+//
+// The queue as the agent sees it: due order, FIFO per ordering key,
+// deliver_after, attempts, delivery, dead letters and replay, across reopen.
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/store_fixture.h"
+
+namespace outbox {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::MakeEvent;
+
+class QueueTest : public testing::StoreTest {
+ protected:
+  PendingEvent OnlyDueWithId(const std::string& id) {
+    auto due = store_->NextDue(100);
+    EXPECT_TRUE(due.ok()) << due.status();
+    if (due.ok()) {
+      for (const PendingEvent& e : due->events) {
+        if (e.id == id) return e;
+      }
+    }
+    ADD_FAILURE() << "event " << id << " is not due";
+    return PendingEvent();
+  }
+};
+
+TEST_F(QueueTest, DueEventsComeInCommitOrder) {
+  std::string a = CommitEvent(MakeEvent("t"));
+  std::string b = CommitEvent(MakeEvent("t"));
+  std::string c = CommitEvent(MakeEvent("t"));
+  EXPECT_THAT(DueIds(), ElementsAre(a, b, c));
+  EXPECT_THAT(DueIds(2), ElementsAre(a, b));
+}
+
+TEST_F(QueueTest, OnlyFirstEventOfAnOrderingKeyIsDue) {
+  std::string a1 = CommitEvent(MakeEvent("t", "terminal-a"));
+  std::string b1 = CommitEvent(MakeEvent("t", "terminal-b"));
+  CommitEvent(MakeEvent("t", "terminal-a"));
+  std::string free = CommitEvent(MakeEvent("t"));
+  EXPECT_THAT(DueIds(), ElementsAre(a1, b1, free));
+}
+
+TEST_F(QueueTest, OrderingPerKeyHoldsAcrossReopen) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(CommitEvent(MakeEvent("t", "k")));
+  for (size_t i = 0; i < ids.size(); ++i) {
+    Reopen();
+    PendingEvent head = OnlyDue();
+    EXPECT_EQ(head.id, ids[i]) << "position " << i;
+    ASSERT_OUTBOX_OK(store_->MarkDelivered(head));
+  }
+  EXPECT_TRUE(DueIds().empty());
+}
+
+TEST_F(QueueTest, DeliverAfterIsHonoured) {
+  Event later = MakeEvent("reminder");
+  later.deliver_after = clock_.Now() + absl::Minutes(10);
+  std::string id = CommitEvent(later);
+  auto due = store_->NextDue(10);
+  ASSERT_OUTBOX_OK(due);
+  EXPECT_TRUE(due->events.empty());
+  EXPECT_EQ(due->next_due, later.deliver_after);
+
+  Reopen();
+  clock_.Advance(absl::Minutes(9));
+  EXPECT_TRUE(DueIds().empty());
+  clock_.Advance(absl::Minutes(1));
+  EXPECT_THAT(DueIds(), ElementsAre(id));
+}
+
+TEST_F(QueueTest, WaitingEventStillBlocksItsOrderingKey) {
+  Event first = MakeEvent("t", "k");
+  first.deliver_after = clock_.Now() + absl::Minutes(1);
+  CommitEvent(first);
+  CommitEvent(MakeEvent("t", "k"));
+  EXPECT_TRUE(DueIds().empty());
+}
+
+TEST_F(QueueTest, RecordAttemptDelaysAndCountsAcrossReopen) {
+  CommitEvent(MakeEvent("t"));
+  PendingEvent e = OnlyDue();
+  AttemptRecord attempt;
+  attempt.error = "HTTP 503";
+  attempt.http_status = 503;
+  attempt.next_attempt = clock_.Now() + absl::Seconds(30);
+  ASSERT_OUTBOX_OK(store_->RecordAttempt(e, attempt));
+
+  Reopen();
+  EXPECT_TRUE(DueIds().empty());
+  clock_.Advance(absl::Seconds(30));
+  PendingEvent again = OnlyDue();
+  EXPECT_EQ(again.id, e.id);
+  EXPECT_EQ(again.attempts, 1u);
+  EXPECT_EQ(again.last_error, "HTTP 503");
+  EXPECT_EQ(again.last_http_status, 503);
+  EXPECT_EQ(again.first_attempt, e.created);
+}
+
+TEST_F(QueueTest, EligibleFilterSkipsButStillBlocksKey) {
+  std::string a1 = CommitEvent(MakeEvent("t", "a"));
+  CommitEvent(MakeEvent("t", "a"));
+  std::string b = CommitEvent(MakeEvent("t", "b"));
+  auto due =
+      store_->NextDue(10, [&](const PendingEvent& e) { return e.id != a1; });
+  ASSERT_OUTBOX_OK(due);
+  ASSERT_EQ(due->events.size(), 1u);
+  EXPECT_EQ(due->events[0].id, b);
+}
+
+TEST_F(QueueTest, MarkDeliveredRemovesOnceAndCounts) {
+  CommitEvent(MakeEvent("t"));
+  PendingEvent e = OnlyDue();
+  ASSERT_OUTBOX_OK(store_->MarkDelivered(e));
+  EXPECT_STATUS_CODE(store_->MarkDelivered(e), absl::StatusCode::kNotFound);
+  Reopen();
+  EXPECT_TRUE(DueIds().empty());
+  auto stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->pending_events, 0u);
+  EXPECT_EQ(stats->pending_bytes, 0u);
+  EXPECT_EQ(stats->delivered_total, 1u);
+}
+
+TEST_F(QueueTest, OutOfOrderDeliveryKeepsTheRest) {
+  std::string a = CommitEvent(MakeEvent("t"));
+  std::string b = CommitEvent(MakeEvent("t"));
+  std::string c = CommitEvent(MakeEvent("t"));
+  auto due = store_->NextDue(10);
+  ASSERT_OUTBOX_OK(due);
+  ASSERT_OUTBOX_OK(store_->MarkDelivered(due->events[1]));  // b first
+  Reopen();
+  EXPECT_THAT(DueIds(), ElementsAre(a, c));
+  ASSERT_OUTBOX_OK(store_->MarkDelivered(OnlyDueWithId(a)));
+  Reopen();
+  EXPECT_THAT(DueIds(), ElementsAre(c));
+}
+
+TEST_F(QueueTest, DeadLetterUnblocksKeyAndKeepsReason) {
+  std::string poison = CommitEvent(MakeEvent("t", "k"));
+  std::string next = CommitEvent(MakeEvent("t", "k"));
+  PendingEvent e = OnlyDue();
+  ASSERT_EQ(e.id, poison);
+  ASSERT_OUTBOX_OK(store_->MoveToDeadLetters(e, "HTTP 400 Bad Request"));
+  Reopen();
+  EXPECT_THAT(DueIds(), ElementsAre(next));
+  auto dead = store_->FindDeadLetter(poison);
+  ASSERT_OUTBOX_OK(dead);
+  EXPECT_EQ(dead->reason, "HTTP 400 Bad Request");
+  EXPECT_EQ(dead->event.id, poison);
+  EXPECT_FALSE(dead->undecodable);
+  auto stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->dead_letters, 1u);
+  EXPECT_EQ(stats->pending_events, 1u);
+}
+
+TEST_F(QueueTest, ReplayPutsDeadLetterBackWithSameIdAtTheEnd) {
+  std::string a = CommitEvent(MakeEvent("t"));
+  std::string b = CommitEvent(MakeEvent("t"));
+  PendingEvent first = store_->NextDue(1)->events.at(0);
+  ASSERT_OUTBOX_OK(store_->RecordAttempt(
+      first, AttemptRecord{"HTTP 500", 500, clock_.Now()}));
+  first = store_->NextDue(1)->events.at(0);
+  ASSERT_OUTBOX_OK(store_->MoveToDeadLetters(first, "gave up"));
+  ASSERT_OUTBOX_OK(store_->Replay(a));
+  Reopen();
+  auto due = store_->NextDue(10);
+  ASSERT_OUTBOX_OK(due);
+  ASSERT_EQ(due->events.size(), 2u);
+  EXPECT_EQ(due->events[0].id, b);
+  EXPECT_EQ(due->events[1].id, a);
+  EXPECT_EQ(due->events[1].attempts, 0u);
+  EXPECT_STATUS_CODE(store_->FindDeadLetter(a), absl::StatusCode::kNotFound);
+  EXPECT_STATUS_CODE(store_->Replay(a), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->GetStats()->dead_letters, 0u);
+}
+
+TEST_F(QueueTest, PurgeDeadLettersRemovesOnlyOlderOnes) {
+  CommitEvent(MakeEvent("t"));
+  ASSERT_OUTBOX_OK(store_->MoveToDeadLetters(OnlyDue(), "old"));
+  clock_.Advance(absl::Hours(48));
+  std::string fresh = CommitEvent(MakeEvent("t"));
+  ASSERT_OUTBOX_OK(store_->MoveToDeadLetters(OnlyDue(), "new"));
+  auto purged = store_->PurgeDeadLetters(clock_.Now() - absl::Hours(24));
+  ASSERT_OUTBOX_OK(purged);
+  EXPECT_EQ(*purged, 1u);
+  Reopen();
+  auto dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  ASSERT_EQ(dead->size(), 1u);
+  EXPECT_EQ((*dead)[0].event.id, fresh);
+  EXPECT_EQ(store_->GetStats()->dead_letters, 1u);
+}
+
+TEST_F(QueueTest, StatsReportOldestPendingAge) {
+  CommitEvent(MakeEvent("t"));
+  clock_.Advance(absl::Minutes(5));
+  CommitEvent(MakeEvent("t"));
+  auto stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->pending_events, 2u);
+  EXPECT_GT(stats->pending_bytes, 0u);
+  EXPECT_EQ(stats->oldest_pending_age, absl::Minutes(5));
+}
+
+TEST_F(QueueTest, FindPendingByIdScansQueue) {
+  CommitEvent(MakeEvent("t"));
+  std::string b = CommitEvent(MakeEvent("u"));
+  auto found = store_->FindPending(b);
+  ASSERT_OUTBOX_OK(found);
+  EXPECT_EQ(found->type, "u");
+  EXPECT_STATUS_CODE(store_->FindPending("nope"), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace outbox

@@ -1,0 +1,49 @@
+// Copyright (c) edge-outbox authors.
+
+#include "lib/rocks_options.h"
+
+#include "lib/keys.h"
+#include "rocksdb/utilities/table_properties_collectors.h"
+
+namespace outbox {
+
+rocksdb::DBOptions MakeDbOptions(rocksdb::Env* env) {
+  rocksdb::DBOptions o;
+  o.env = env;
+  o.create_if_missing = true;
+  o.create_missing_column_families = true;
+  // After a power cut, recover every write whose WAL record is intact and
+  // stop at the first torn one. Writes acknowledged with sync=true are all
+  // before any torn record, so none is lost; nothing after a hole is
+  // replayed, so a batch is never half-applied.
+  o.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
+  // Flush all column families together: a record table and the queue are
+  // written by the same batches, and point-in-time recovery needs every
+  // family's flushed state to end at the same point of the log.
+  o.atomic_flush = true;
+  // Recycled WAL files can leave old records that look valid after a crash.
+  o.recycle_log_file_num = 0;
+  o.paranoid_checks = true;
+  // Edge devices: keep RocksDB's own log small.
+  o.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  o.max_log_file_size = 1 << 20;
+  o.keep_log_file_num = 3;
+  o.max_manifest_file_size = 4 << 20;
+  return o;
+}
+
+rocksdb::ColumnFamilyOptions MakeFamilyOptions(const std::string& family) {
+  rocksdb::ColumnFamilyOptions o;
+  if (family == keys::kPendingFamily) {
+    // The queue deletes from its head all day long. A file whose keys are
+    // mostly tombstones is compacted soon, so scans that start below the head
+    // bound meet few of them even before a periodic compaction.
+    o.table_properties_collector_factories.push_back(
+        rocksdb::NewCompactOnDeletionCollectorFactory(
+            /*sliding_window_size=*/4096, /*deletion_trigger=*/2048,
+            /*deletion_ratio=*/0.5));
+  }
+  return o;
+}
+
+}  // namespace outbox

@@ -1,0 +1,219 @@
+// Copyright (c) edge-outbox authors.
+//
+// The operator's side of StoreImpl: listing, finding, purging, figures.
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "lib/codec.h"
+#include "lib/keys.h"
+#include "lib/rocks_status.h"
+#include "lib/slices.h"
+#include "lib/status_macros.h"
+#include "lib/store_impl.h"
+
+namespace outbox {
+namespace {
+
+// Calls `visit` for each pending entry that decodes, in commit order, from
+// the head; stops when it returns false.
+template <typename Visit>
+absl::Status ScanPending(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* pending,
+                         uint64_t head, uint64_t end, Visit visit) {
+  const std::string lower = keys::Seq(head);
+  const std::string upper = keys::Seq(end);
+  rocksdb::Slice lower_slice(lower), upper_slice(upper);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lower_slice;
+  ro.iterate_upper_bound = &upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro, pending));
+  for (it->Seek(lower_slice); it->Valid(); it->Next()) {
+    std::optional<uint64_t> seq = keys::ParseSeq(View(it->key()));
+    if (!seq.has_value()) continue;
+    absl::StatusOr<storage::OutboxEntry> entry =
+        DecodePendingEntry(*seq, View(it->value()));
+    if (!entry.ok()) continue;  // NextDue reports these
+    if (!visit(ToPendingEvent(*entry))) break;
+  }
+  return FromRocks(it->status(), "scanning the queue");
+}
+
+}  // namespace
+
+absl::StatusOr<DeadLetter> StoreImpl::DecodeDeadLetter(
+    absl::string_view key, absl::string_view value) {
+  storage::DeadLetter dead;
+  OUTBOX_RETURN_IF_ERROR(DecodeStored(keys::kDeadFamily, key, value, &dead));
+  DeadLetter out;
+  out.event = ToPendingEvent(dead.entry());
+  out.reason = dead.reason();
+  out.dead_at = FromStoredMillis(dead.dead_unix_ms());
+  out.undecodable = !dead.undecodable_value().empty();
+  return out;
+}
+
+absl::StatusOr<std::vector<PendingEvent>> StoreImpl::ListPending(size_t limit) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  uint64_t head, end;
+  {
+    absl::MutexLock l(&mu_);
+    head = state_.head_seq();
+    end = state_.next_seq();
+  }
+  std::vector<PendingEvent> out;
+  if (limit == 0) return out;
+  OUTBOX_RETURN_IF_ERROR(
+      ScanPending(db_.get(), pending_, head, end, [&](PendingEvent e) {
+        out.push_back(std::move(e));
+        return out.size() < limit;
+      }));
+  return out;
+}
+
+absl::StatusOr<PendingEvent> StoreImpl::FindPending(absl::string_view id) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  uint64_t head, end;
+  {
+    absl::MutexLock l(&mu_);
+    head = state_.head_seq();
+    end = state_.next_seq();
+  }
+  std::optional<PendingEvent> found;
+  OUTBOX_RETURN_IF_ERROR(
+      ScanPending(db_.get(), pending_, head, end, [&](PendingEvent e) {
+        if (e.id != id) return true;
+        found = std::move(e);
+        return false;
+      }));
+  if (!found.has_value()) {
+    return absl::NotFoundError(absl::StrCat("no pending event with id ", id));
+  }
+  return *std::move(found);
+}
+
+absl::StatusOr<std::vector<DeadLetter>> StoreImpl::ListDeadLetters(
+    size_t limit) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  std::vector<DeadLetter> out;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), dead_));
+  for (it->SeekToFirst(); it->Valid() && out.size() < limit; it->Next()) {
+    OUTBOX_ASSIGN_OR_RETURN(
+        DeadLetter dead, DecodeDeadLetter(View(it->key()), View(it->value())));
+    out.push_back(std::move(dead));
+  }
+  OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "listing dead letters"));
+  return out;
+}
+
+absl::StatusOr<DeadLetter> StoreImpl::FindDeadLetter(absl::string_view id) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  std::string value;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), dead_, ToSlice(id), &value);
+  if (s.IsNotFound()) {
+    return absl::NotFoundError(absl::StrCat("no dead letter with id ", id));
+  }
+  if (!s.ok()) return FromRocks(s, "reading a dead letter");
+  return DecodeDeadLetter(id, value);
+}
+
+absl::StatusOr<size_t> StoreImpl::PurgeExpiredIdempotencyKeys() {
+  absl::MutexLock l(&mu_);
+  OUTBOX_RETURN_IF_ERROR(WritableLocked());
+  const int64_t cutoff_ms = ToStoredMillis(Now() - options_.idempotency_window);
+  // The expiry index is ordered by commit time: scan only the expired part.
+  const std::string lower = keys::kIdempotencyExpiryPrefix;
+  const std::string upper = keys::IdempotencyExpiryKey(cutoff_ms + 1, "");
+  rocksdb::Slice lower_slice(lower), upper_slice(upper);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lower_slice;
+  ro.iterate_upper_bound = &upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, idem_));
+  rocksdb::WriteBatch batch;
+  size_t purged = 0;
+  for (it->Seek(lower_slice); it->Valid(); it->Next()) {
+    std::optional<keys::ExpiryKey> expiry =
+        keys::ParseIdempotencyExpiryKey(View(it->key()));
+    rocksdb::Status s = batch.Delete(idem_, it->key());
+    if (s.ok() && expiry.has_value()) {
+      s = batch.Delete(idem_,
+                       keys::IdempotencyRecordKey(expiry->idempotency_key));
+    }
+    if (!s.ok()) return FromRocks(s, "purging idempotency keys");
+    ++purged;
+  }
+  OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "purging idempotency keys"));
+  if (purged == 0) return purged;
+  OUTBOX_RETURN_IF_ERROR(
+      WriteLocked(&batch, state_, "purging idempotency keys"));
+  return purged;
+}
+
+absl::StatusOr<size_t> StoreImpl::PurgeDeadLetters(absl::Time cutoff) {
+  absl::MutexLock l(&mu_);
+  OUTBOX_RETURN_IF_ERROR(WritableLocked());
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), dead_));
+  rocksdb::WriteBatch batch;
+  size_t purged = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    storage::DeadLetter dead;
+    // An undecodable dead letter is kept: purging must not hide corruption.
+    if (!DecodeStored(keys::kDeadFamily, View(it->key()), View(it->value()),
+                      &dead)
+             .ok() ||
+        FromStoredMillis(dead.dead_unix_ms()) >= cutoff) {
+      continue;
+    }
+    rocksdb::Status s = batch.Delete(dead_, it->key());
+    if (!s.ok()) return FromRocks(s, "purging dead letters");
+    ++purged;
+  }
+  OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "purging dead letters"));
+  if (purged == 0) return purged;
+  storage::QueueState next = state_;
+  next.set_dead_count(next.dead_count() > purged ? next.dead_count() - purged
+                                                 : 0);
+  OUTBOX_RETURN_IF_ERROR(WriteLocked(&batch, next, "purging dead letters"));
+  return purged;
+}
+
+absl::StatusOr<size_t> StoreImpl::TEST_ScanFromZero(size_t limit) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), pending_));
+  size_t found = 0;
+  for (it->SeekToFirst(); it->Valid() && found < limit; it->Next()) ++found;
+  OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "scanning from zero"));
+  return found;
+}
+
+absl::StatusOr<Stats> StoreImpl::GetStats() {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  Stats stats;
+  uint64_t head, end;
+  {
+    absl::MutexLock l(&mu_);
+    stats.pending_events = state_.pending_count();
+    stats.pending_bytes = state_.pending_bytes();
+    stats.dead_letters = state_.dead_count();
+    stats.delivered_total = state_.delivered_total();
+    head = state_.head_seq();
+    end = state_.next_seq();
+  }
+  // The oldest pending event is the first decodable one from the head.
+  std::optional<absl::Time> oldest;
+  OUTBOX_RETURN_IF_ERROR(
+      ScanPending(db_.get(), pending_, head, end, [&](PendingEvent e) {
+        oldest = e.created;
+        return false;
+      }));
+  if (oldest.has_value()) {
+    stats.oldest_pending_age = std::max(absl::ZeroDuration(), Now() - *oldest);
+  }
+  return stats;
+}
+
+}  // namespace outbox

@@ -1,0 +1,263 @@
+// Copyright (c) edge-outbox authors.
+//
+// StoreImpl: lifetime, the shared write path, and Commit.
+
+#include "lib/store_impl.h"
+
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "lib/codec.h"
+#include "lib/keys.h"
+#include "lib/rocks_status.h"
+#include "lib/slices.h"
+#include "lib/status_macros.h"
+
+namespace outbox {
+namespace {
+
+constexpr size_t kMaxIdempotencyKeyBytes = 512;
+
+absl::Status ValidateEvent(size_t index, const Txn::EmittedEvent& e) {
+  if (e.event.type.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("event #", index, " (id ", e.id, ") has no type"));
+  }
+  if (e.id.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("event #", index, " has no id (use Txn::Emit)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+StoreImpl::StoreImpl(const Options& options, std::string path)
+    : options_(options),
+      path_(std::move(path)),
+      clock_(options.clock != nullptr ? options.clock : SystemClock()) {}
+
+StoreImpl::~StoreImpl() { Close().IgnoreError(); }
+
+absl::Status StoreImpl::Close() {
+  absl::MutexLock l(&mu_);
+  if (closed_.exchange(true) || db_ == nullptr) return absl::OkStatus();
+  // With Options::sync every acknowledged write is already on disk; without
+  // it this is where the tail of the log becomes durable.
+  absl::Status status = FromRocks(db_->SyncWAL(), "syncing the log on close");
+  for (rocksdb::ColumnFamilyHandle* h : handles_) {
+    absl::Status s = FromRocks(db_->DestroyColumnFamilyHandle(h), "closing");
+    if (status.ok()) status = s;
+  }
+  handles_.clear();
+  absl::Status s = FromRocks(db_->Close(), "closing the store");
+  if (status.ok()) status = s;
+  db_.reset();
+  return status;
+}
+
+absl::Status StoreImpl::CheckOpen() const {
+  if (closed_.load()) {
+    return absl::FailedPreconditionError("the store is closed");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StoreImpl::WritableLocked() {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  if (!write_error_.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the store refuses writes since an earlier write failed (",
+        write_error_.message(), "); close and reopen it to recover"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StoreImpl::WriteLocked(rocksdb::WriteBatch* batch,
+                                    const storage::QueueState& next,
+                                    absl::string_view what) {
+  OUTBOX_RETURN_IF_ERROR(WritableLocked());
+  // The counters travel in the same batch as the change they count, so after
+  // any crash they match the entries exactly.
+  rocksdb::Status s = batch->Put(meta_, keys::kQueueStateKey, Encode(next));
+  if (!s.ok()) return FromRocks(s, what);
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.sync;
+  s = db_->Write(wo, batch);
+  if (!s.ok()) {
+    absl::Status status = FromRocks(s, what);
+    // After a failed log write or fsync the record may or may not be in the
+    // log, and RocksDB stops accepting writes (a background error). A write
+    // acknowledged after that could be lost with the uncertain one, so the
+    // store refuses writes until it is reopened and recovery has settled
+    // what the log holds.
+    write_error_ = status;
+    return status;
+  }
+  state_ = next;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CommitResult> StoreImpl::Commit(const Txn& txn) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  if (txn.empty()) {
+    return absl::InvalidArgumentError("nothing to commit: the Txn is empty");
+  }
+  if (txn.idempotency_key().size() > kMaxIdempotencyKeyBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("idempotency key is ", txn.idempotency_key().size(),
+                     " bytes; the limit is ", kMaxIdempotencyKeyBytes));
+  }
+  rocksdb::WriteBatch batch;
+  for (const Txn::RecordOp& op : txn.records()) {
+    rocksdb::ColumnFamilyHandle* h = TableHandle(op.table);
+    if (h == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown table '", op.table, "' (not in Options::tables)"));
+    }
+    if (op.key.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("empty key in table '", op.table, "'"));
+    }
+    rocksdb::Status s = op.kind == Txn::OpKind::kPut
+                            ? batch.Put(h, op.key, op.value)
+                            : batch.Delete(h, op.key);
+    if (!s.ok()) return FromRocks(s, "building the commit");
+  }
+  for (size_t i = 0; i < txn.events().size(); ++i) {
+    OUTBOX_RETURN_IF_ERROR(ValidateEvent(i, txn.events()[i]));
+  }
+
+  CommitResult result;
+  {
+    absl::MutexLock l(&mu_);
+    OUTBOX_RETURN_IF_ERROR(WritableLocked());
+    const absl::Time now = Now();
+    const int64_t now_ms = ToStoredMillis(now);
+
+    if (!txn.idempotency_key().empty()) {
+      const std::string record_key =
+          keys::IdempotencyRecordKey(txn.idempotency_key());
+      std::string value;
+      rocksdb::Status s =
+          db_->Get(rocksdb::ReadOptions(), idem_, record_key, &value);
+      if (s.ok()) {
+        storage::IdempotencyRecord record;
+        OUTBOX_RETURN_IF_ERROR(DecodeStored(
+            keys::kIdempotencyFamily, "an idempotency key", value, &record));
+        const absl::Time committed =
+            FromStoredMillis(record.committed_unix_ms());
+        if (now - committed < options_.idempotency_window) {
+          result.duplicate = true;
+          result.event_ids.assign(record.event_ids().begin(),
+                                  record.event_ids().end());
+          result.response = record.response();
+          return result;
+        }
+        // Expired: this commit replaces it; drop its expiry index entry.
+        s = batch.Delete(idem_,
+                         keys::IdempotencyExpiryKey(record.committed_unix_ms(),
+                                                    txn.idempotency_key()));
+        if (!s.ok()) return FromRocks(s, "building the commit");
+      } else if (!s.IsNotFound()) {
+        return FromRocks(s, "reading the idempotency key");
+      }
+      storage::IdempotencyRecord record;
+      for (const Txn::EmittedEvent& e : txn.events()) {
+        record.add_event_ids(e.id);
+      }
+      record.set_response(txn.response());
+      record.set_committed_unix_ms(now_ms);
+      s = batch.Put(idem_, record_key, Encode(record));
+      if (s.ok()) {
+        s = batch.Put(idem_,
+                      keys::IdempotencyExpiryKey(now_ms, txn.idempotency_key()),
+                      "");
+      }
+      if (!s.ok()) return FromRocks(s, "building the commit");
+    }
+
+    storage::QueueState next = state_;
+    std::vector<std::tuple<uint64_t, absl::string_view, int64_t>> indexed;
+    for (const Txn::EmittedEvent& e : txn.events()) {
+      storage::OutboxEntry entry;
+      entry.set_seq(next.next_seq());
+      entry.set_event_id(e.id);
+      entry.set_type(e.event.type);
+      entry.set_ordering_key(e.event.ordering_key);
+      entry.set_payload(e.event.payload);
+      entry.set_content_type(e.event.content_type);
+      entry.set_destination(e.event.destination);
+      entry.set_created_unix_ms(now_ms);
+      entry.set_next_attempt_unix_ms(
+          ToStoredMillis(std::max(now, e.event.deliver_after)));
+      entry.set_state(storage::ENTRY_STATE_PENDING);
+      entry.set_idempotency_key(txn.idempotency_key());
+      const std::string value = Encode(entry);
+      rocksdb::Status s = batch.Put(pending_, keys::Seq(entry.seq()), value);
+      if (!s.ok()) return FromRocks(s, "building the commit");
+      next.set_next_seq(next.next_seq() + 1);
+      next.set_pending_count(next.pending_count() + 1);
+      next.set_pending_bytes(next.pending_bytes() + value.size());
+      result.event_ids.push_back(e.id);
+      indexed.push_back(
+          {entry.seq(), e.event.ordering_key, entry.next_attempt_unix_ms()});
+    }
+    if (next.pending_count() > options_.max_pending_events) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "outbox is full: ", state_.pending_count(), " events pending, ",
+          txn.events().size(), " more would pass Options::max_pending_events (",
+          options_.max_pending_events, "); nothing was written"));
+    }
+    if (next.pending_bytes() > options_.max_pending_bytes) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("outbox is full: ", state_.pending_bytes(),
+                       " bytes pending, this "
+                       "commit would pass Options::max_pending_bytes (",
+                       options_.max_pending_bytes, "); nothing was written"));
+    }
+    OUTBOX_RETURN_IF_ERROR(WriteLocked(&batch, next, "commit"));
+    for (const auto& [seq, key, due_ms] : indexed) index_.Add(seq, key, due_ms);
+    result.response = txn.response();
+  }
+  if (!txn.events().empty()) Wake();
+  return result;
+}
+
+absl::StatusOr<std::string> StoreImpl::Get(absl::string_view table,
+                                           absl::string_view key) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  rocksdb::ColumnFamilyHandle* h = TableHandle(table);
+  if (h == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown table '", table, "' (not in Options::tables)"));
+  }
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), h, ToSlice(key), &value);
+  if (s.IsNotFound()) {
+    return absl::NotFoundError(
+        absl::StrCat("no such key in table '", table, "'"));
+  }
+  if (!s.ok()) return FromRocks(s, absl::StrCat("reading table '", table, "'"));
+  return value;
+}
+
+rocksdb::ColumnFamilyHandle* StoreImpl::TableHandle(
+    absl::string_view table) const {
+  auto it = tables_.find(table);
+  return it == tables_.end() ? nullptr : it->second;
+}
+
+void StoreImpl::SetWakeup(std::function<void()> wakeup) {
+  absl::MutexLock l(&wakeup_mu_);
+  wakeup_ = std::move(wakeup);
+}
+
+void StoreImpl::Wake() {
+  absl::MutexLock l(&wakeup_mu_);
+  if (wakeup_) wakeup_();
+}
+
+}  // namespace outbox

@@ -1,0 +1,339 @@
+// Copyright (c) edge-outbox authors.
+//
+// Opening a store: checking that the path holds an outbox store of a schema
+// we know, with the tables the caller names, and loading the queue state.
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lib/codec.h"
+#include "lib/keys.h"
+#include "lib/rocks_options.h"
+#include "lib/rocks_status.h"
+#include "lib/schema.h"
+#include "lib/slices.h"
+#include "lib/status_macros.h"
+#include "lib/store_impl.h"
+
+namespace outbox {
+namespace {
+
+constexpr const char* kOwnFamilies[] = {keys::kMetaFamily, keys::kPendingFamily,
+                                        keys::kDeadFamily,
+                                        keys::kIdempotencyFamily};
+
+absl::Status ValidateTables(const std::vector<std::string>& tables) {
+  absl::flat_hash_set<std::string> seen;
+  for (const std::string& t : tables) {
+    const bool valid_chars = std::all_of(t.begin(), t.end(), [](char c) {
+      return absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '-';
+    });
+    if (t.empty() || t.size() > 64 || !valid_chars) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Options::tables: invalid table name '", t,
+                       "' (use 1..64 characters of [A-Za-z0-9_.-])"));
+    }
+    if (t == rocksdb::kDefaultColumnFamilyName ||
+        absl::StartsWith(t, keys::kReservedPrefix)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Options::tables: table name '", t, "' is reserved (\"default\" ",
+          "and names starting with \"", keys::kReservedPrefix, "\")"));
+    }
+    if (!seen.insert(t).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Options::tables: table '", t, "' is listed twice"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// What is at `path`: nothing usable yet (fresh), or an existing RocksDB.
+absl::StatusOr<bool> IsFreshPath(rocksdb::Env* env, const std::string& path,
+                                 bool create_if_missing) {
+  std::vector<std::string> children;
+  if (env->FileExists(path).ok()) {
+    rocksdb::Status s = env->GetChildren(path, &children);
+    if (!s.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("'", path, "' exists and is not a directory (",
+                       s.ToString(), "); an outbox store is a directory"));
+    }
+  }
+  children.erase(std::remove_if(children.begin(), children.end(),
+                                [](const std::string& c) {
+                                  return c == "." || c == "..";
+                                }),
+                 children.end());
+  if (std::find(children.begin(), children.end(), "CURRENT") !=
+      children.end()) {
+    return false;
+  }
+  if (!children.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("'", path,
+                     "' is not an outbox store: it is a non-empty directory "
+                     "without a database in it (refusing to create a store "
+                     "among other files; pick an empty or new directory)"));
+  }
+  if (!create_if_missing) {
+    return absl::NotFoundError(
+        absl::StrCat("no outbox store at '", path,
+                     "' (Options::create_if_missing is false)"));
+  }
+  // RocksDB creates the store's own directory but not its parents.
+  for (size_t slash = path.find('/', 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    rocksdb::Status s = env->CreateDirIfMissing(path.substr(0, slash));
+    if (!s.ok()) {
+      return FromRocks(s, absl::StrCat("creating the parents of '", path, "'"));
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options,
+                                                   const std::string& path) {
+  return OpenStoreWithEnv(options, path, rocksdb::Env::Default());
+}
+
+absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(const Options& options,
+                                                        const std::string& path,
+                                                        rocksdb::Env* env) {
+  OUTBOX_RETURN_IF_ERROR(ValidateTables(options.tables));
+  if (options.max_pending_events == 0 || options.max_pending_bytes == 0) {
+    return absl::InvalidArgumentError(
+        "Options::max_pending_events and max_pending_bytes must be > 0");
+  }
+  std::unique_ptr<StoreImpl> store(new StoreImpl(options, path));
+  OUTBOX_RETURN_IF_ERROR(store->OpenDb(env));
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+absl::Status StoreImpl::OpenDb(rocksdb::Env* env) {
+  OUTBOX_ASSIGN_OR_RETURN(const bool fresh,
+                          IsFreshPath(env, path_, options_.create_if_missing));
+
+  rocksdb::DBOptions db_options = MakeDbOptions(env);
+  std::vector<std::string> families;
+  if (!fresh) {
+    rocksdb::Status s = rocksdb::DB::ListColumnFamilies(
+        rocksdb::DBOptions(db_options), path_, &families);
+    if (!s.ok()) return FromRocks(s, absl::StrCat("reading '", path_, "'"));
+    if (std::find(families.begin(), families.end(), keys::kMetaFamily) ==
+        families.end()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("'", path_,
+                       "' is a RocksDB database but not an outbox store (it "
+                       "has no ",
+                       keys::kMetaFamily, " column family)"));
+    }
+    // Our own families exist from the first open on; one missing means the
+    // store was damaged, and recreating it empty would hide lost events.
+    for (const char* own : kOwnFamilies) {
+      if (std::find(families.begin(), families.end(), own) == families.end()) {
+        return absl::DataLossError(
+            absl::StrCat("outbox store '", path_, "' has lost its ", own,
+                         " column family; restore the store from a backup"));
+      }
+    }
+    for (const std::string& f : families) {
+      if (f == rocksdb::kDefaultColumnFamilyName ||
+          absl::StartsWith(f, keys::kReservedPrefix)) {
+        continue;
+      }
+      if (std::find(options_.tables.begin(), options_.tables.end(), f) ==
+          options_.tables.end()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "outbox store '", path_, "' has table '", f,
+            "' which Options::tables does not list; add it to "
+            "Options::tables (tables are never dropped implicitly)"));
+      }
+    }
+  }
+
+  // Open every family the store has plus any new table of the caller's;
+  // create_missing_column_families creates only those new tables, since we
+  // checked above that the store has all of its own.
+  absl::flat_hash_set<std::string> wanted(families.begin(), families.end());
+  wanted.insert(rocksdb::kDefaultColumnFamilyName);
+  for (const char* own : kOwnFamilies) wanted.insert(own);
+  for (const std::string& t : options_.tables) wanted.insert(t);
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (const std::string& name : wanted) {
+    descriptors.emplace_back(name, MakeFamilyOptions(name));
+  }
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s =
+      rocksdb::DB::Open(db_options, path_, descriptors, &handles_, &raw);
+  if (!s.ok()) return FromRocks(s, absl::StrCat("opening '", path_, "'"));
+  db_.reset(raw);
+  for (rocksdb::ColumnFamilyHandle* h : handles_) {
+    const std::string& name = h->GetName();
+    if (name == keys::kMetaFamily) meta_ = h;
+    if (name == keys::kPendingFamily) pending_ = h;
+    if (name == keys::kDeadFamily) dead_ = h;
+    if (name == keys::kIdempotencyFamily) idem_ = h;
+    if (std::find(options_.tables.begin(), options_.tables.end(), name) !=
+        options_.tables.end()) {
+      tables_[name] = h;
+    }
+  }
+  OUTBOX_RETURN_IF_ERROR(LoadOrCreateManifest(fresh, families));
+  OUTBOX_RETURN_IF_ERROR(LoadQueueState());
+  return RebuildIndex();
+}
+
+absl::Status StoreImpl::LoadOrCreateManifest(
+    bool fresh, const std::vector<std::string>& existing_families) {
+  std::string value;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), meta_, keys::kManifestKey, &value);
+  storage::StoreManifest manifest;
+  if (s.ok()) {
+    OUTBOX_RETURN_IF_ERROR(
+        DecodeStored(keys::kMetaFamily, keys::kManifestKey, value, &manifest));
+    if (manifest.schema_version() > kSchemaVersion) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "outbox store '", path_, "' has schema version ",
+          manifest.schema_version(), ", newer than this library's ",
+          kSchemaVersion, " (written by ", manifest.created_by(),
+          "); upgrade the library"));
+    }
+    if (manifest.schema_version() == 0) {
+      return absl::DataLossError(
+          absl::StrCat("outbox store '", path_,
+                       "' has a manifest without a schema "
+                       "version"));
+    }
+    // Checked against the families that existed before this open: a table
+    // the caller still names would otherwise be recreated empty.
+    for (const std::string& t : manifest.tables()) {
+      if (std::find(existing_families.begin(), existing_families.end(), t) ==
+          existing_families.end()) {
+        return absl::DataLossError(
+            absl::StrCat("table '", t, "' recorded in outbox store '", path_,
+                         "' has disappeared; restore the store from a backup"));
+      }
+    }
+  } else if (s.IsNotFound()) {
+    // A power cut between creating the families and writing the manifest
+    // leaves a store without one. That is a fresh store only if nothing
+    // else was ever written; otherwise the manifest was lost.
+    if (!fresh) {
+      std::string queue;
+      rocksdb::Status q =
+          db_->Get(rocksdb::ReadOptions(), meta_, keys::kQueueStateKey, &queue);
+      if (!q.IsNotFound()) {
+        return absl::DataLossError(
+            absl::StrCat("outbox store '", path_, "' has lost its manifest"));
+      }
+    }
+    manifest.set_schema_version(kSchemaVersion);
+    manifest.set_created_by(kLibraryVersion);
+    manifest.set_created_unix_ms(ToStoredMillis(Now()));
+  } else {
+    return FromRocks(s, "reading the store manifest");
+  }
+
+  // Record tables the manifest does not know yet (new store, or tables added
+  // to Options::tables since).
+  bool changed = !s.ok();
+  for (const std::string& t : options_.tables) {
+    if (std::find(manifest.tables().begin(), manifest.tables().end(), t) ==
+        manifest.tables().end()) {
+      manifest.add_tables(t);
+      changed = true;
+    }
+  }
+  if (!changed) return absl::OkStatus();
+  rocksdb::WriteOptions wo;
+  wo.sync = true;  // the manifest is what makes this directory a store
+  return FromRocks(db_->Put(wo, meta_, keys::kManifestKey, Encode(manifest)),
+                   "writing the store manifest");
+}
+
+absl::Status StoreImpl::LoadQueueState() {
+  std::string value;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), meta_, keys::kQueueStateKey, &value);
+  storage::QueueState state;
+  if (s.ok()) {
+    OUTBOX_RETURN_IF_ERROR(
+        DecodeStored(keys::kMetaFamily, keys::kQueueStateKey, value, &state));
+  } else if (!s.IsNotFound()) {
+    return FromRocks(s, "reading the queue state");
+  }
+  if (state.head_seq() > state.next_seq()) {
+    return absl::DataLossError(
+        absl::StrCat("outbox queue state is inconsistent (head ",
+                     state.head_seq(), " > next ", state.next_seq(), ")"));
+  }
+  // Every pending key must lie in [head, next): the state and the entries
+  // are written in the same batches, so anything else is corruption.
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), pending_));
+  it->SeekToLast();
+  if (it->Valid()) {
+    std::optional<uint64_t> last = keys::ParseSeq(View(it->key()));
+    if (!last.has_value() || *last >= state.next_seq()) {
+      return absl::DataLossError(absl::StrCat(
+          "outbox queue state is behind its entries (last pending key ",
+          it->key().ToString(true), ", next seq ", state.next_seq(), ")"));
+    }
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "checking the queue");
+  absl::MutexLock l(&mu_);
+  state_ = state;
+  return absl::OkStatus();
+}
+
+absl::Status StoreImpl::RebuildIndex() {
+  absl::MutexLock l(&mu_);
+  const std::string lower = keys::Seq(state_.head_seq());
+  const std::string upper = keys::Seq(state_.next_seq());
+  rocksdb::Slice lower_slice(lower), upper_slice(upper);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lower_slice;
+  ro.iterate_upper_bound = &upper_slice;
+  // Read once, front to back; the OS need not keep it cached.
+  ro.fill_cache = false;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, pending_));
+  uint64_t count = 0, bytes = 0;
+  for (it->Seek(lower_slice); it->Valid(); it->Next()) {
+    ++count;
+    bytes += it->value().size();
+    std::optional<uint64_t> seq = keys::ParseSeq(View(it->key()));
+    if (!seq.has_value()) {
+      return absl::DataLossError(absl::StrCat("malformed key ",
+                                              it->key().ToString(true), " in ",
+                                              keys::kPendingFamily));
+    }
+    absl::StatusOr<storage::OutboxEntry> entry =
+        DecodePendingEntry(*seq, View(it->value()));
+    if (entry.ok()) {
+      index_.Add(*seq, entry->ordering_key(), entry->next_attempt_unix_ms());
+    } else {
+      index_.AddUndecodable(*seq, entry.status());
+    }
+  }
+  if (!it->status().ok()) {
+    return FromRocks(it->status(), "reading the queue");
+  }
+  // The stored counters travel with every batch and so should agree; if an
+  // entry was damaged or rewritten outside the store they may not, and what
+  // is actually stored is what the capacity limits must see.
+  state_.set_pending_count(count);
+  state_.set_pending_bytes(bytes);
+  return absl::OkStatus();
+}
+
+}  // namespace outbox

@@ -1,0 +1,196 @@
+// Copyright (c) edge-outbox authors.
+//
+// Store::Open refuses what is not a store it can safely use, with an error
+// that says what to do.
+
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/codec.h"
+#include "lib/keys.h"
+#include "outbox/store.h"
+#include "proto/storage.pb.h"
+#include "rocksdb/db.h"
+#include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
+
+namespace outbox {
+namespace {
+
+using ::testing::HasSubstr;
+
+Options SalesOptions() {
+  Options o;
+  o.tables = {"sales"};
+  return o;
+}
+
+std::string MessageOf(const absl::Status& s) {
+  return std::string(s.message());
+}
+
+TEST(StoreOpenTest, CreatesMissingDirectory) {
+  testing::TempDir dir;
+  auto store = Store::Open(SalesOptions(), dir.Sub("new/db"));
+  ASSERT_OUTBOX_OK(store);
+}
+
+TEST(StoreOpenTest, MissingStoreIsNotFoundWithoutCreateIfMissing) {
+  testing::TempDir dir;
+  Options o = SalesOptions();
+  o.create_if_missing = false;
+  EXPECT_STATUS_CODE(Store::Open(o, dir.Sub("db")),
+                     absl::StatusCode::kNotFound);
+}
+
+TEST(StoreOpenTest, RefusesRegularFile) {
+  testing::TempDir dir;
+  std::ofstream(dir.Sub("file")) << "hello";
+  auto store = Store::Open(SalesOptions(), dir.Sub("file"));
+  EXPECT_STATUS_CODE(store, absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(MessageOf(store.status()), HasSubstr("not a directory"));
+}
+
+TEST(StoreOpenTest, RefusesDirectoryWithOtherFiles) {
+  testing::TempDir dir;
+  std::ofstream(dir.Sub("notes.txt")) << "my files";
+  auto store = Store::Open(SalesOptions(), dir.path());
+  EXPECT_STATUS_CODE(store, absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(MessageOf(store.status()), HasSubstr("not an outbox store"));
+}
+
+TEST(StoreOpenTest, RefusesPlainRocksDb) {
+  testing::TempDir dir;
+  rocksdb::Options o;
+  o.create_if_missing = true;
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(o, dir.Sub("db"), &raw).ok());
+  delete raw;
+  auto store = Store::Open(SalesOptions(), dir.Sub("db"));
+  EXPECT_STATUS_CODE(store, absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(MessageOf(store.status()), HasSubstr("not an outbox store"));
+}
+
+TEST(StoreOpenTest, RefusesTableMissingFromOptions) {
+  testing::TempDir dir;
+  ASSERT_OUTBOX_OK(Store::Open(SalesOptions(), dir.Sub("db")));
+  auto store = Store::Open(Options(), dir.Sub("db"));
+  EXPECT_STATUS_CODE(store, absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(MessageOf(store.status()), HasSubstr("'sales'"));
+}
+
+TEST(StoreOpenTest, AddsNewTableToExistingStore) {
+  testing::TempDir dir;
+  ASSERT_OUTBOX_OK(Store::Open(SalesOptions(), dir.Sub("db")));
+  Options o = SalesOptions();
+  o.tables.push_back("bookings");
+  auto store = Store::Open(o, dir.Sub("db"));
+  ASSERT_OUTBOX_OK(store);
+  Txn txn;
+  txn.Put("bookings", "b1", "x");
+  ASSERT_OUTBOX_OK((*store)->Commit(txn));
+}
+
+TEST(StoreOpenTest, RejectsBadTableNames) {
+  testing::TempDir dir;
+  for (const char* bad :
+       {"", "default", "outbox.pending", "has space", "dup"}) {
+    Options o;
+    o.tables = {bad};
+    if (std::string(bad) == "dup") o.tables = {"dup", "dup"};
+    EXPECT_STATUS_CODE(Store::Open(o, dir.Sub("db")),
+                       absl::StatusCode::kInvalidArgument)
+        << "table name '" << bad << "'";
+  }
+}
+
+TEST(StoreOpenTest, SecondOpenOfSameStoreIsUnavailable) {
+  testing::TempDir dir;
+  auto first = Store::Open(SalesOptions(), dir.Sub("db"));
+  ASSERT_OUTBOX_OK(first);
+  auto second = Store::Open(SalesOptions(), dir.Sub("db"));
+  EXPECT_STATUS_CODE(second, absl::StatusCode::kUnavailable);
+}
+
+// Rewrites the manifest of the (closed) store at `path` with `edit`.
+void EditManifest(const std::string& path,
+                  const std::function<void(storage::StoreManifest*)>& edit,
+                  const std::vector<std::string>& drop_families = {}) {
+  std::vector<std::string> names;
+  ASSERT_TRUE(
+      rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (const std::string& n : names) {
+    descriptors.emplace_back(n, rocksdb::ColumnFamilyOptions());
+  }
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(
+      rocksdb::DB::Open(rocksdb::DBOptions(), path, descriptors, &handles, &raw)
+          .ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  for (rocksdb::ColumnFamilyHandle* h : handles) {
+    if (h->GetName() == keys::kMetaFamily) {
+      std::string value;
+      ASSERT_TRUE(
+          db->Get(rocksdb::ReadOptions(), h, keys::kManifestKey, &value).ok());
+      storage::StoreManifest manifest;
+      ASSERT_TRUE(manifest.ParseFromString(value));
+      edit(&manifest);
+      ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), h, keys::kManifestKey,
+                          manifest.SerializeAsString())
+                      .ok());
+    }
+    for (const std::string& drop : drop_families) {
+      if (h->GetName() == drop) {
+        ASSERT_TRUE(db->DropColumnFamily(h).ok());
+      }
+    }
+  }
+  for (rocksdb::ColumnFamilyHandle* h : handles) {
+    ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
+  }
+  ASSERT_TRUE(db->Close().ok());
+}
+
+TEST(StoreOpenTest, RefusesNewerSchemaVersion) {
+  testing::TempDir dir;
+  ASSERT_OUTBOX_OK(Store::Open(SalesOptions(), dir.Sub("db")));
+  EditManifest(dir.Sub("db"),
+               [](storage::StoreManifest* m) { m->set_schema_version(99); });
+  auto store = Store::Open(SalesOptions(), dir.Sub("db"));
+  EXPECT_STATUS_CODE(store, absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(MessageOf(store.status()), HasSubstr("schema version 99"));
+}
+
+TEST(StoreOpenTest, TableThatDisappearedIsDataLoss) {
+  testing::TempDir dir;
+  {
+    auto store = Store::Open(SalesOptions(), dir.Sub("db"));
+    ASSERT_OUTBOX_OK(store);
+    Txn txn;
+    txn.Put("sales", "s1", "x");
+    ASSERT_OUTBOX_OK((*store)->Commit(txn));
+  }
+  EditManifest(dir.Sub("db"), [](storage::StoreManifest*) {}, {"sales"});
+  auto store = Store::Open(SalesOptions(), dir.Sub("db"));
+  EXPECT_STATUS_CODE(store, absl::StatusCode::kDataLoss);
+  EXPECT_THAT(MessageOf(store.status()), HasSubstr("'sales'"));
+}
+
+TEST(StoreOpenTest, LostOwnColumnFamilyIsDataLoss) {
+  testing::TempDir dir;
+  ASSERT_OUTBOX_OK(Store::Open(SalesOptions(), dir.Sub("db")));
+  EditManifest(dir.Sub("db"), [](storage::StoreManifest*) {},
+               {keys::kPendingFamily});
+  EXPECT_STATUS_CODE(Store::Open(SalesOptions(), dir.Sub("db")),
+                     absl::StatusCode::kDataLoss);
+}
+
+}  // namespace
+}  // namespace outbox

@@ -1,0 +1,288 @@
+// Copyright (c) edge-outbox authors.
+//
+// The libcurl HttpTransport: one curl multi handle driven by
+// curl_multi_socket_action. curl tells us which sockets to watch
+// (CURLMOPT_SOCKETFUNCTION) and when to call it back
+// (CURLMOPT_TIMERFUNCTION); we keep both in one epoll set, the timeout as a
+// timerfd, so the caller needs to watch a single fd and nothing else.
+
+#include <curl/curl.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "lib/status_macros.h"
+#include "outbox/http_transport.h"
+#include "platform/curl_status.h"
+#include "platform/curl_transfer.h"
+
+namespace outbox {
+namespace {
+
+absl::Status ErrnoError(int error, absl::string_view what) {
+  return absl::ErrnoToStatus(error, what);
+}
+
+// curl_global_init is not safe to race with itself, and must run before any
+// other curl call. It is never undone: curl_global_cleanup would pull the
+// rug from under any other transport in the process.
+absl::Status InitCurlOnce() {
+  static std::once_flag once;
+  static CURLcode rc = CURLE_OK;
+  std::call_once(once, [] { rc = curl_global_init(CURL_GLOBAL_DEFAULT); });
+  return FromCurl(rc, "curl_global_init");
+}
+
+class CurlTransport final : public HttpTransport {
+ public:
+  explicit CurlTransport(const CurlTransportOptions& options)
+      : options_(options) {}
+  ~CurlTransport() override;
+
+  absl::Status Init();
+  absl::Status Start(HttpRequest request) override;
+  int fd() const override { return epoll_fd_; }
+  absl::Status Process(std::vector<HttpResult>* done) override;
+  size_t InFlight() const override { return in_flight_.size(); }
+  void AbandonAll(std::vector<HttpResult>* done) override;
+
+ private:
+  static int OnSocket(CURL* easy, curl_socket_t socket, int what, void* user,
+                      void* socket_user);
+  static int OnTimer(CURLM* multi, long timeout_ms, void* user);
+
+  // Appends the results of finished transfers and recycles their handles.
+  void CollectFinished(std::vector<HttpResult>* done);
+  // Takes `easy` out of the multi handle and parks it.
+  void Recycle(CURL* easy);
+  // Keeps `easy` for reuse (an easy handle keeps its TLS session cache,
+  // which makes the next handshake to the same server cheaper), its options
+  // reset: they point into a Transfer that is about to be destroyed.
+  void Park(CURL* easy);
+
+  const CurlTransportOptions options_;
+  CURLM* multi_ = nullptr;
+  int epoll_fd_ = -1;
+  int timer_fd_ = -1;  // armed for curl's next timeout, member of epoll_fd_
+  absl::flat_hash_map<CURL*, std::unique_ptr<Transfer>> in_flight_;
+  std::vector<CURL*> idle_;  // options reset, not in multi_
+};
+
+CurlTransport::~CurlTransport() {
+  for (auto& [easy, transfer] : in_flight_) {
+    curl_multi_remove_handle(multi_, easy);
+    curl_easy_cleanup(easy);
+  }
+  in_flight_.clear();
+  for (CURL* easy : idle_) curl_easy_cleanup(easy);
+  // May close pooled connections through OnSocket, so the fds go last.
+  if (multi_ != nullptr) curl_multi_cleanup(multi_);
+  if (timer_fd_ >= 0) close(timer_fd_);
+  if (epoll_fd_ >= 0) close(epoll_fd_);
+}
+
+absl::Status CurlTransport::Init() {
+  OUTBOX_RETURN_IF_ERROR(InitCurlOnce());
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0) return ErrnoError(errno, "epoll_create1");
+  timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  if (timer_fd_ < 0) return ErrnoError(errno, "timerfd_create");
+  epoll_event event = {};
+  event.events = EPOLLIN;
+  event.data.fd = timer_fd_;
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, timer_fd_, &event) != 0) {
+    return ErrnoError(errno, "epoll_ctl(timerfd)");
+  }
+  multi_ = curl_multi_init();
+  if (multi_ == nullptr) return absl::InternalError("curl_multi_init failed");
+  CURLMcode rc = curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &OnSocket);
+  if (rc == CURLM_OK) rc = curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
+  if (rc == CURLM_OK) {
+    rc = curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &OnTimer);
+  }
+  if (rc == CURLM_OK) rc = curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
+  if (rc == CURLM_OK) {
+    rc = curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS,
+                           static_cast<long>(options_.max_host_connections));
+  }
+  return FromCurlMulti(rc, "configuring the curl multi handle");
+}
+
+int CurlTransport::OnSocket(CURL*, curl_socket_t socket, int what, void* user,
+                            void*) {
+  auto* self = static_cast<CurlTransport*>(user);
+  if (what == CURL_POLL_REMOVE) {
+    // curl may already have closed the socket, which leaves epoll by itself;
+    // ENOENT/EBADF are expected then.
+    epoll_ctl(self->epoll_fd_, EPOLL_CTL_DEL, socket, nullptr);
+    return 0;
+  }
+  epoll_event event = {};
+  if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) event.events |= EPOLLIN;
+  if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) {
+    event.events |= EPOLLOUT;
+  }
+  event.data.fd = socket;
+  if (epoll_ctl(self->epoll_fd_, EPOLL_CTL_MOD, socket, &event) == 0) return 0;
+  // New to us, or a recycled fd number that curl closed without REMOVE.
+  if (errno == ENOENT &&
+      epoll_ctl(self->epoll_fd_, EPOLL_CTL_ADD, socket, &event) == 0) {
+    return 0;
+  }
+  return -1;  // curl fails the transfers on this socket
+}
+
+int CurlTransport::OnTimer(CURLM*, long timeout_ms, void* user) {
+  auto* self = static_cast<CurlTransport*>(user);
+  itimerspec spec = {};
+  if (timeout_ms >= 0) {
+    // 0 means "as soon as possible"; an all-zero itimerspec would disarm.
+    const int64_t ns = timeout_ms == 0 ? 1 : int64_t{timeout_ms} * 1000000;
+    spec.it_value.tv_sec = ns / 1000000000;
+    spec.it_value.tv_nsec = ns % 1000000000;
+  }
+  return timerfd_settime(self->timer_fd_, 0, &spec, nullptr) == 0 ? 0 : -1;
+}
+
+absl::Status CurlTransport::Start(HttpRequest request) {
+  if (in_flight_.size() >= options_.max_in_flight) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "HTTP transport: ", in_flight_.size(),
+        " requests already in flight (CurlTransportOptions::max_in_flight); "
+        "start more after Process() returns results"));
+  }
+  auto transfer = std::make_unique<Transfer>();
+  OUTBOX_ASSIGN_OR_RETURN(transfer->context, ValidateRequest(request));
+  transfer->request = std::move(request);
+  transfer->max_body_bytes = options_.max_response_body_bytes;
+
+  CURL* easy = nullptr;
+  if (!idle_.empty()) {
+    easy = idle_.back();
+    idle_.pop_back();
+  } else {
+    easy = curl_easy_init();
+    if (easy == nullptr) {
+      return absl::ResourceExhaustedError("curl_easy_init: out of memory");
+    }
+  }
+  absl::Status status = ConfigureEasy(easy, transfer.get());
+  if (status.ok()) {
+    status =
+        FromCurlMulti(curl_multi_add_handle(multi_, easy), transfer->context);
+  }
+  if (!status.ok()) {
+    Park(easy);
+    return status;
+  }
+  // curl_multi_add_handle armed the timer (timeout 0), so fd() turns
+  // readable and the next Process() begins the transfer.
+  in_flight_.emplace(easy, std::move(transfer));
+  return absl::OkStatus();
+}
+
+absl::Status CurlTransport::Process(std::vector<HttpResult>* done) {
+  constexpr int kMaxEvents = 16;  // the rest stay ready: level-triggered
+  epoll_event events[kMaxEvents];
+  const int n = epoll_wait(epoll_fd_, events, kMaxEvents, 0);
+  if (n < 0 && errno != EINTR) return ErrnoError(errno, "epoll_wait");
+  absl::Status status;
+  int running = 0;
+  bool timer_due = false;
+  for (int i = 0; i < n; ++i) {
+    const int fd = events[i].data.fd;
+    if (fd == timer_fd_) {
+      // Clear the expiry before curl can re-arm the timer.
+      uint64_t expirations = 0;
+      if (read(timer_fd_, &expirations, sizeof(expirations)) < 0 &&
+          errno != EAGAIN) {
+        status.Update(ErrnoError(errno, "read(timerfd)"));
+      }
+      timer_due = true;
+      continue;
+    }
+    int mask = 0;
+    if (events[i].events & EPOLLIN) mask |= CURL_CSELECT_IN;
+    if (events[i].events & EPOLLOUT) mask |= CURL_CSELECT_OUT;
+    if (events[i].events & (EPOLLERR | EPOLLHUP)) mask |= CURL_CSELECT_ERR;
+    status.Update(
+        FromCurlMulti(curl_multi_socket_action(multi_, fd, mask, &running),
+                      "curl_multi_socket_action"));
+  }
+  if (timer_due) {
+    status.Update(FromCurlMulti(
+        curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running),
+        "curl_multi_socket_action(timeout)"));
+  }
+  CollectFinished(done);
+  return status;
+}
+
+void CurlTransport::CollectFinished(std::vector<HttpResult>* done) {
+  int queued = 0;
+  while (CURLMsg* message = curl_multi_info_read(multi_, &queued)) {
+    if (message->msg != CURLMSG_DONE) continue;
+    // `message` dies with curl_multi_remove_handle; copy what we need.
+    CURL* easy = message->easy_handle;
+    const CURLcode code = message->data.result;
+    auto it = in_flight_.find(easy);
+    if (it == in_flight_.end()) continue;  // not ours: cannot happen
+    done->push_back(FinishTransfer(easy, code, *it->second));
+    Recycle(easy);
+    in_flight_.erase(it);
+  }
+}
+
+void CurlTransport::Recycle(CURL* easy) {
+  curl_multi_remove_handle(multi_, easy);
+  Park(easy);
+}
+
+void CurlTransport::Park(CURL* easy) {
+  if (idle_.size() < options_.max_in_flight) {
+    curl_easy_reset(easy);
+    idle_.push_back(easy);
+  } else {
+    curl_easy_cleanup(easy);
+  }
+}
+
+void CurlTransport::AbandonAll(std::vector<HttpResult>* done) {
+  for (auto& [easy, transfer] : in_flight_) {
+    HttpResult result;
+    result.tag = transfer->request.tag;
+    result.transport = absl::CancelledError(absl::StrCat(
+        transfer->context,
+        ": abandoned before an answer arrived; the server may or may not "
+        "have received the request"));
+    done->push_back(std::move(result));
+    // Removing an unfinished transfer closes its connection, so no stray
+    // response can be read as the answer to a later request.
+    Recycle(easy);
+  }
+  in_flight_.clear();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<HttpTransport>> NewCurlTransport(
+    const CurlTransportOptions& options) {
+  if (options.max_in_flight == 0) {
+    return absl::InvalidArgumentError(
+        "CurlTransportOptions::max_in_flight must be at least 1");
+  }
+  auto transport = std::make_unique<CurlTransport>(options);
+  OUTBOX_RETURN_IF_ERROR(transport->Init());
+  return std::unique_ptr<HttpTransport>(std::move(transport));
+}
+
+}  // namespace outbox
