@@ -4,6 +4,7 @@
 
 #include "lib/store_impl.h"
 
+#include <filesystem>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -34,9 +35,10 @@ absl::Status ValidateEvent(size_t index, const Txn::EmittedEvent& e) {
 
 }  // namespace
 
-StoreImpl::StoreImpl(const Options& options, std::string path)
+StoreImpl::StoreImpl(const Options& options, std::string path, bool read_only)
     : options_(options),
       path_(std::move(path)),
+      read_only_(read_only),
       clock_(options.clock != nullptr ? options.clock : SystemClock()) {}
 
 StoreImpl::~StoreImpl() { Close().IgnoreError(); }
@@ -46,7 +48,9 @@ absl::Status StoreImpl::Close() {
   if (closed_.exchange(true) || db_ == nullptr) return absl::OkStatus();
   // With Options::sync every acknowledged write is already on disk; without
   // it this is where the tail of the log becomes durable.
-  absl::Status status = FromRocks(db_->SyncWAL(), "syncing the log on close");
+  absl::Status status =
+      read_only_ ? absl::OkStatus()
+                 : FromRocks(db_->SyncWAL(), "syncing the log on close");
   for (rocksdb::ColumnFamilyHandle* h : handles_) {
     absl::Status s = FromRocks(db_->DestroyColumnFamilyHandle(h), "closing");
     if (status.ok()) status = s;
@@ -55,6 +59,10 @@ absl::Status StoreImpl::Close() {
   absl::Status s = FromRocks(db_->Close(), "closing the store");
   if (status.ok()) status = s;
   db_.reset();
+  if (!secondary_dir_.empty()) {
+    std::error_code ignored;  // scratch space only; nothing of the store
+    std::filesystem::remove_all(secondary_dir_, ignored);
+  }
   return status;
 }
 
@@ -67,6 +75,10 @@ absl::Status StoreImpl::CheckOpen() const {
 
 absl::Status StoreImpl::WritableLocked() {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  if (read_only_) {
+    return absl::FailedPreconditionError(
+        "the store was opened read-only (Store::OpenReadOnly)");
+  }
   if (!write_error_.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the store refuses writes since an earlier write failed (",

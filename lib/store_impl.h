@@ -30,7 +30,8 @@ namespace outbox {
 // outlive the store). Tests pass an Env over a fault-injecting FileSystem.
 absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(const Options& options,
                                                         const std::string& path,
-                                                        rocksdb::Env* env);
+                                                        rocksdb::Env* env,
+                                                        bool read_only = false);
 
 // Thread-safety: as Store. All writes hold mu_ from building the batch to
 // installing the new QueueState, so that the counters written with a batch
@@ -70,12 +71,13 @@ class StoreImpl final : public Store {
 
  private:
   friend absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(
-      const Options&, const std::string&, rocksdb::Env*);
+      const Options&, const std::string&, rocksdb::Env*, bool);
 
-  StoreImpl(const Options& options, std::string path);
+  StoreImpl(const Options& options, std::string path, bool read_only);
 
   // Open steps (store_open.cc).
   absl::Status OpenDb(rocksdb::Env* env);
+  absl::Status MakeSecondaryDir();
   absl::Status LoadOrCreateManifest(
       bool fresh, const std::vector<std::string>& existing_families);
   absl::Status LoadQueueState();
@@ -118,6 +120,9 @@ class StoreImpl final : public Store {
 
   const Options options_;
   const std::string path_;
+  // Opened as a RocksDB secondary instance: reads only, next to a writer.
+  const bool read_only_;
+  std::string secondary_dir_;  // the secondary's own scratch directory
   Clock* const clock_;
 
   // Set during open, then read-only until Close.

@@ -3,7 +3,12 @@
 // Opening a store: checking that the path holds an outbox store of a schema
 // we know, with the tables the caller names, and loading the queue state.
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -105,22 +110,50 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options,
   return OpenStoreWithEnv(options, path, rocksdb::Env::Default());
 }
 
+absl::StatusOr<std::unique_ptr<Store>> Store::OpenReadOnly(
+    const Options& options, const std::string& path) {
+  return OpenStoreWithEnv(options, path, rocksdb::Env::Default(),
+                          /*read_only=*/true);
+}
+
+absl::StatusOr<std::vector<std::string>> Store::ListTables(
+    const std::string& path) {
+  rocksdb::Env* env = rocksdb::Env::Default();
+  OUTBOX_ASSIGN_OR_RETURN(const bool fresh,
+                          IsFreshPath(env, path, /*create_if_missing=*/false));
+  (void)fresh;  // false: IsFreshPath reports a missing store as kNotFound
+  std::vector<std::string> families;
+  rocksdb::Status s =
+      rocksdb::DB::ListColumnFamilies(MakeDbOptions(env), path, &families);
+  if (!s.ok()) return FromRocks(s, absl::StrCat("reading '", path, "'"));
+  std::vector<std::string> tables;
+  for (const std::string& f : families) {
+    if (f != rocksdb::kDefaultColumnFamilyName &&
+        !absl::StartsWith(f, keys::kReservedPrefix)) {
+      tables.push_back(f);
+    }
+  }
+  return tables;
+}
+
 absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(const Options& options,
                                                         const std::string& path,
-                                                        rocksdb::Env* env) {
-  OUTBOX_RETURN_IF_ERROR(ValidateTables(options.tables));
+                                                        rocksdb::Env* env,
+                                                        bool read_only) {
+  if (!read_only) OUTBOX_RETURN_IF_ERROR(ValidateTables(options.tables));
   if (options.max_pending_events == 0 || options.max_pending_bytes == 0) {
     return absl::InvalidArgumentError(
         "Options::max_pending_events and max_pending_bytes must be > 0");
   }
-  std::unique_ptr<StoreImpl> store(new StoreImpl(options, path));
+  std::unique_ptr<StoreImpl> store(new StoreImpl(options, path, read_only));
   OUTBOX_RETURN_IF_ERROR(store->OpenDb(env));
   return std::unique_ptr<Store>(std::move(store));
 }
 
 absl::Status StoreImpl::OpenDb(rocksdb::Env* env) {
-  OUTBOX_ASSIGN_OR_RETURN(const bool fresh,
-                          IsFreshPath(env, path_, options_.create_if_missing));
+  OUTBOX_ASSIGN_OR_RETURN(
+      const bool fresh,
+      IsFreshPath(env, path_, options_.create_if_missing && !read_only_));
 
   rocksdb::DBOptions db_options = MakeDbOptions(env);
   std::vector<std::string> families;
@@ -147,7 +180,7 @@ absl::Status StoreImpl::OpenDb(rocksdb::Env* env) {
     }
     for (const std::string& f : families) {
       if (f == rocksdb::kDefaultColumnFamilyName ||
-          absl::StartsWith(f, keys::kReservedPrefix)) {
+          absl::StartsWith(f, keys::kReservedPrefix) || read_only_) {
         continue;
       }
       if (std::find(options_.tables.begin(), options_.tables.end(), f) ==
@@ -166,26 +199,45 @@ absl::Status StoreImpl::OpenDb(rocksdb::Env* env) {
   absl::flat_hash_set<std::string> wanted(families.begin(), families.end());
   wanted.insert(rocksdb::kDefaultColumnFamilyName);
   for (const char* own : kOwnFamilies) wanted.insert(own);
-  for (const std::string& t : options_.tables) wanted.insert(t);
+  if (!read_only_) {
+    for (const std::string& t : options_.tables) wanted.insert(t);
+  }
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (const std::string& name : wanted) {
     descriptors.emplace_back(name, MakeFamilyOptions(name));
   }
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status s =
-      rocksdb::DB::Open(db_options, path_, descriptors, &handles_, &raw);
+  rocksdb::Status s;
+  if (read_only_) {
+    OUTBOX_RETURN_IF_ERROR(MakeSecondaryDir());
+    // A secondary instance is RocksDB's supported way to read a store that
+    // another process writes; it keeps every table file open (-1) so that
+    // files the writer compacts away stay readable until we close.
+    db_options.max_open_files = -1;
+    s = rocksdb::DB::OpenAsSecondary(db_options, path_, secondary_dir_,
+                                     descriptors, &handles_, &raw);
+  } else {
+    s = rocksdb::DB::Open(db_options, path_, descriptors, &handles_, &raw);
+  }
   if (!s.ok()) return FromRocks(s, absl::StrCat("opening '", path_, "'"));
   db_.reset(raw);
+  if (read_only_) {
+    s = db_->TryCatchUpWithPrimary();
+    if (!s.ok()) return FromRocks(s, "catching up with the store's writer");
+  }
   for (rocksdb::ColumnFamilyHandle* h : handles_) {
     const std::string& name = h->GetName();
     if (name == keys::kMetaFamily) meta_ = h;
     if (name == keys::kPendingFamily) pending_ = h;
     if (name == keys::kDeadFamily) dead_ = h;
     if (name == keys::kIdempotencyFamily) idem_ = h;
-    if (std::find(options_.tables.begin(), options_.tables.end(), name) !=
-        options_.tables.end()) {
-      tables_[name] = h;
-    }
+    const bool is_table = read_only_
+                              ? name != rocksdb::kDefaultColumnFamilyName &&
+                                    !absl::StartsWith(name, keys::kReservedPrefix)
+                              : std::find(options_.tables.begin(),
+                                          options_.tables.end(),
+                                          name) != options_.tables.end();
+    if (is_table) tables_[name] = h;
   }
   OUTBOX_RETURN_IF_ERROR(LoadOrCreateManifest(fresh, families));
   OUTBOX_RETURN_IF_ERROR(LoadQueueState());
@@ -254,7 +306,7 @@ absl::Status StoreImpl::LoadOrCreateManifest(
       changed = true;
     }
   }
-  if (!changed) return absl::OkStatus();
+  if (!changed || read_only_) return absl::OkStatus();
   rocksdb::WriteOptions wo;
   wo.sync = true;  // the manifest is what makes this directory a store
   return FromRocks(db_->Put(wo, meta_, keys::kManifestKey, Encode(manifest)),
@@ -293,6 +345,20 @@ absl::Status StoreImpl::LoadQueueState() {
   if (!it->status().ok()) return FromRocks(it->status(), "checking the queue");
   absl::MutexLock l(&mu_);
   state_ = state;
+  return absl::OkStatus();
+}
+
+absl::Status StoreImpl::MakeSecondaryDir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
+                   "/outbox-reader-XXXXXX");
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot create a scratch directory for a read-only open (", pattern,
+        "): ", std::strerror(errno), "; set TMPDIR to a writable directory"));
+  }
+  secondary_dir_ = pattern;
   return absl::OkStatus();
 }
 

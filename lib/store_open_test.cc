@@ -3,6 +3,7 @@
 // Store::Open refuses what is not a store it can safely use, with an error
 // that says what to do.
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "outbox/store.h"
 #include "proto/storage.pb.h"
 #include "rocksdb/db.h"
+#include "tests/testing/events.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
 
@@ -190,6 +192,59 @@ TEST(StoreOpenTest, LostOwnColumnFamilyIsDataLoss) {
                {keys::kPendingFamily});
   EXPECT_STATUS_CODE(Store::Open(SalesOptions(), dir.Sub("db")),
                      absl::StatusCode::kDataLoss);
+}
+
+}  // namespace
+}  // namespace outbox
+
+namespace outbox {
+namespace {
+
+TEST(StoreReadOnlyTest, ReadsBesideAWriterAndRefusesWrites) {
+  testing::TempDir dir;
+  auto writer = Store::Open(SalesOptions(), dir.Sub("db"));
+  ASSERT_OUTBOX_OK(writer);
+  Txn txn;
+  txn.Put("sales", "s1", "12.50");
+  const std::string id = txn.Emit(testing::MakeEvent("sale.created"));
+  ASSERT_OUTBOX_OK((*writer)->Commit(txn));
+
+  auto reader = Store::OpenReadOnly(Options(), dir.Sub("db"));
+  ASSERT_OUTBOX_OK(reader);
+  auto record = (*reader)->Get("sales", "s1");  // no Options::tables needed
+  ASSERT_OUTBOX_OK(record);
+  EXPECT_EQ(*record, "12.50");
+  auto pending = (*reader)->ListPending(10);
+  ASSERT_OUTBOX_OK(pending);
+  ASSERT_EQ(pending->size(), 1u);
+  EXPECT_EQ((*pending)[0].id, id);
+  EXPECT_STATUS_CODE((*reader)->MarkDelivered((*pending)[0]),
+                     absl::StatusCode::kFailedPrecondition);
+  Txn more;
+  more.Emit(testing::MakeEvent("t"));
+  EXPECT_STATUS_CODE((*reader)->Commit(more),
+                     absl::StatusCode::kFailedPrecondition);
+  // The writer is unaffected.
+  ASSERT_OUTBOX_OK((*writer)->Commit(more));
+}
+
+TEST(StoreReadOnlyTest, MissingStoreIsNotFound) {
+  testing::TempDir dir;
+  EXPECT_STATUS_CODE(Store::OpenReadOnly(Options(), dir.Sub("db")),
+                     absl::StatusCode::kNotFound);
+}
+
+TEST(StoreListTablesTest, ListsRecordTablesOnly) {
+  testing::TempDir dir;
+  Options o = SalesOptions();
+  o.tables.push_back("bookings");
+  ASSERT_OUTBOX_OK(Store::Open(o, dir.Sub("db")));
+  auto tables = Store::ListTables(dir.Sub("db"));
+  ASSERT_OUTBOX_OK(tables);
+  std::sort(tables->begin(), tables->end());
+  EXPECT_EQ(*tables, (std::vector<std::string>{"bookings", "sales"}));
+  EXPECT_STATUS_CODE(Store::ListTables(dir.Sub("nope")),
+                     absl::StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -87,6 +87,19 @@ class Store {
   static absl::StatusOr<std::unique_ptr<Store>> Open(const Options& options,
                                                      const std::string& path);
 
+  // Opens the store at `path` for reading only, alongside a process that may
+  // have it open for writing (e.g. outboxctl next to a running agent). It
+  // sees the store as of the open. Every table of the store is readable;
+  // Options::tables and create_if_missing are ignored. Writes fail with
+  // kFailedPrecondition. Errors: as Open, but kNotFound if there is no store.
+  static absl::StatusOr<std::unique_ptr<Store>> OpenReadOnly(
+      const Options& options, const std::string& path);
+
+  // The record tables of the store at `path`, without opening it (for tools
+  // that must pass Options::tables). Errors: kNotFound, kFailedPrecondition.
+  static absl::StatusOr<std::vector<std::string>> ListTables(
+      const std::string& path);
+
   Store() = default;
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
