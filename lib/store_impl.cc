@@ -47,10 +47,13 @@ absl::Status StoreImpl::Close() {
   absl::MutexLock l(&mu_);
   if (closed_.exchange(true) || db_ == nullptr) return absl::OkStatus();
   // With Options::sync every acknowledged write is already on disk; without
-  // it this is where the tail of the log becomes durable.
+  // it this is where the tail of the log becomes durable. After a failed
+  // write the log's writer is in an error state and must not be touched:
+  // recovery at the next open settles what the log holds.
   absl::Status status =
-      read_only_ ? absl::OkStatus()
-                 : FromRocks(db_->SyncWAL(), "syncing the log on close");
+      read_only_ || !write_error_.ok()
+          ? absl::OkStatus()
+          : FromRocks(db_->SyncWAL(), "syncing the log on close");
   for (rocksdb::ColumnFamilyHandle* h : handles_) {
     absl::Status s = FromRocks(db_->DestroyColumnFamilyHandle(h), "closing");
     if (status.ok()) status = s;

@@ -1,0 +1,121 @@
+// Copyright (c) edge-outbox authors.
+//
+// Failed writes: an I/O error or a full disk during Commit leaves neither
+// the record nor the event after a reopen, and the store refuses further
+// writes until it is reopened (the outcome of a failed log write is only
+// settled by recovery), then works again.
+
+#include <memory>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "lib/store_impl.h"
+#include "tests/fault_fs/crash_test_env.h"
+#include "tests/fault_fs/fault_injection_fs.h"
+#include "tests/testing/events.h"
+#include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
+
+namespace outbox {
+namespace {
+
+using testing::MakeEvent;
+
+class StoreIoErrorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs_ = std::make_shared<testing::FaultInjectionFileSystem>();
+    env_ = testing::NewCrashTestEnv(fs_);
+    options_.tables = {"sales"};
+    Reopen();
+  }
+
+  void Reopen() {
+    if (store_ != nullptr) store_->Close().IgnoreError();
+    store_.reset();
+    auto store = OpenStoreWithEnv(options_, dir_.Sub("db"), env_.get());
+    ASSERT_OUTBOX_OK(store);
+    store_ = std::move(*store);
+  }
+
+  absl::StatusOr<CommitResult> CommitSale(const std::string& sale) {
+    Txn txn;
+    txn.Put("sales", sale, "12.50");
+    txn.Emit(MakeEvent("sale.created"));
+    return store_->Commit(txn);
+  }
+
+  void ExpectNeither(const std::string& sale) {
+    EXPECT_STATUS_CODE(store_->Get("sales", sale), absl::StatusCode::kNotFound);
+    auto stats = store_->GetStats();
+    ASSERT_OUTBOX_OK(stats);
+    EXPECT_EQ(stats->pending_events, 0u);
+  }
+
+  testing::TempDir dir_;
+  std::shared_ptr<testing::FaultInjectionFileSystem> fs_;
+  std::unique_ptr<rocksdb::Env> env_;
+  Options options_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(StoreIoErrorTest, FailedLogWriteLeavesNeitherAfterReopen) {
+  testing::ErrorInjection eio;
+  eio.error = testing::ErrorInjection::Error::kIOError;
+  eio.file_kinds = testing::kWalFile;
+  fs_->InjectErrors(eio);
+  auto failed = CommitSale("sale-1");
+  EXPECT_FALSE(failed.ok());
+  fs_->ClearErrors();
+
+  // Until reopened, the store refuses writes instead of stacking new ones
+  // on a log whose last record is in an unknown state.
+  auto refused = CommitSale("sale-2");
+  EXPECT_STATUS_CODE(refused, absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("reopen"), absl::string_view::npos);
+
+  Reopen();
+  ExpectNeither("sale-1");
+  ASSERT_OUTBOX_OK(CommitSale("sale-3"));
+  Reopen();
+  EXPECT_OUTBOX_OK(store_->Get("sales", "sale-3"));
+  EXPECT_EQ(store_->GetStats()->pending_events, 1u);
+}
+
+TEST_F(StoreIoErrorTest, FailedFsyncLeavesNeitherAfterPowerCut) {
+  testing::ErrorInjection sync_fails;
+  sync_fails.error = testing::ErrorInjection::Error::kIOError;
+  sync_fails.writes = false;
+  sync_fails.syncs = true;
+  sync_fails.file_kinds = testing::kWalFile;
+  fs_->InjectErrors(sync_fails);
+  EXPECT_FALSE(CommitSale("sale-1").ok());
+  EXPECT_STATUS_CODE(CommitSale("sale-2"),
+                     absl::StatusCode::kFailedPrecondition);
+  fs_->ClearErrors();
+  store_->Close().IgnoreError();
+  store_.reset();
+  ASSERT_OUTBOX_OK(fs_->SimulatePowerCut());
+  Reopen();
+  ExpectNeither("sale-1");
+}
+
+TEST_F(StoreIoErrorTest, DiskFullIsResourceExhaustedAndNothingHalfWritten) {
+  ASSERT_OUTBOX_OK(CommitSale("sale-1"));
+  testing::ErrorInjection full;
+  full.error = testing::ErrorInjection::Error::kNoSpace;
+  full.file_kinds = testing::kWalFile;
+  fs_->InjectErrors(full);
+  EXPECT_STATUS_CODE(CommitSale("sale-2"),
+                     absl::StatusCode::kResourceExhausted);
+  fs_->ClearErrors();  // space returns
+  Reopen();
+  EXPECT_OUTBOX_OK(store_->Get("sales", "sale-1"));
+  EXPECT_STATUS_CODE(store_->Get("sales", "sale-2"),
+                     absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->GetStats()->pending_events, 1u);
+  ASSERT_OUTBOX_OK(CommitSale("sale-3"));
+}
+
+}  // namespace
+}  // namespace outbox
