@@ -18,6 +18,7 @@
 #include "absl/synchronization/mutex.h"
 #include "httplib.h"
 #include "outbox/http_transport.h"
+#include "tests/testing/test_certs.h"
 
 namespace outbox::testing {
 
@@ -117,13 +118,6 @@ class BlackHolePort {
   int port_ = -1;
   std::vector<int> fillers_;
 };
-
-// A CA and a server certificate for 127.0.0.1/localhost signed by it, and a
-// client certificate signed by the same CA, made with the openssl CLI.
-struct TestCerts {
-  std::string ca_cert, server_cert, server_key, client_cert, client_key;
-};
-absl::Status MakeTestCerts(const std::string& dir, TestCerts* certs);
 
 }  // namespace outbox::testing
 

@@ -99,7 +99,10 @@ Reply Receiver::Handle(const IncomingRequest& request, absl::Time now) {
     absl::MutexLock lock(&mu_);
     if (request.webhook_id.has_value()) {
       record.duplicate = answered_ids_.contains(*request.webhook_id);
-      if (reply.status >= 200 && reply.status <= 299) {
+      // A drop simulates a receiver that acted on the request and lost its
+      // answer on the way back: the id counts as processed, so the sender's
+      // resend is the duplicate the receiver must recognise.
+      if ((reply.status >= 200 && reply.status <= 299) || reply.drop) {
         answered_ids_.insert(*request.webhook_id);
       }
     }

@@ -48,7 +48,9 @@ struct Reply {
 //   2. a bad signature or stale timestamp -> 401;
 //   3. a random fault (drop / fail / throttle);
 //   4. 200.
-// "duplicate" means the webhook-id was answered 2xx earlier in this process:
+// "duplicate" means the webhook-id was processed earlier in this process
+// (answered 2xx, or dropped after reading: a drop simulates an answer lost
+// on the way back):
 // the set lives in memory only, so a restarted sink forgets it (a receiver
 // must dedupe durably; this one only reports what it saw).
 // Thread-safe: HTTP worker threads call Handle concurrently.

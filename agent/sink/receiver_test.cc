@@ -181,6 +181,20 @@ TEST_F(ReceiverTest, DropIsLoggedWithStatusZero) {
   EXPECT_EQ(JsonField(line, "status"), "0");
 }
 
+TEST_F(ReceiverTest, ResendAfterDropIsDuplicate) {
+  SinkOptions options;
+  options.faults.drop_rate = 1;  // drop, i.e. "processed, answer lost"
+  Build(options);
+  receiver_->Handle(Signed("msg_1", "{}"), kNow);
+  IncomingRequest resend = Signed("msg_1", "{}");
+  resend.path = "/status/200";
+  receiver_->Handle(resend, kNow);
+  std::vector<std::string> lines = Lines();
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(JsonField(lines[0], "duplicate"), "false");
+  EXPECT_EQ(JsonField(lines[1], "duplicate"), "true");
+}
+
 TEST(RequestLogFormatTest, EscapesAndFallsBackToBase64) {
   LogRecord r;
   r.id = "a\"b";

@@ -233,8 +233,9 @@ Fixed answers, checked before everything else:
 
 Otherwise: an invalid or missing signature, or a timestamp outside the
 tolerance, is answered 401; a valid one 200 (a duplicate, i.e. a webhook-id
-already answered 2xx in this run, is answered 200 again and logged with
-"duplicate":true). Only POST is routed; other methods get httplib's 404.
+already processed in this run, is answered 200 again and logged with
+"duplicate":true; a dropped request counts as processed, since a drop stands
+for an answer lost on the way back). Only POST is routed; other methods get httplib's 404.
 
 Log line fields: seq, id, webhook_timestamp, ts_ms (receive time), method,
 path, signature_valid, signature_error, duplicate, action ("answer" or

@@ -76,23 +76,25 @@ std::string UniquePrefix(const std::string& dir) {
 
 absl::StatusOr<std::unique_ptr<SinkProcess>> SinkProcess::Start(
     const std::string& binary, const std::string& dir,
-    const std::vector<std::string>& args, absl::Duration startup_timeout) {
+    const std::vector<std::string>& args, absl::Duration startup_timeout,
+    int port) {
   const std::string prefix = UniquePrefix(dir);
   const std::string port_file = prefix + ".port";
   std::vector<std::string> full_args = args;
-  full_args.insert(full_args.end(), {"--port", "0", "--port-file", port_file});
+  full_args.insert(full_args.end(),
+                   {"--port", absl::StrCat(port), "--port-file", port_file});
   absl::StatusOr<pid_t> pid =
       Spawn(binary, full_args, prefix + ".out", prefix + ".err");
   if (!pid.ok()) return pid.status();
 
   const absl::Time deadline = absl::Now() + startup_timeout;
   while (absl::Now() < deadline) {
-    int port = 0;
+    int bound = 0;
     if (absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(port_file)),
-                         &port) &&
-        port > 0) {
+                         &bound) &&
+        bound > 0) {
       return std::unique_ptr<SinkProcess>(
-          new SinkProcess(*pid, port, prefix + ".err"));
+          new SinkProcess(*pid, bound, prefix + ".err"));
     }
     int status = 0;
     if (waitpid(*pid, &status, WNOHANG) == *pid) {

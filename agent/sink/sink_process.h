@@ -23,15 +23,15 @@ namespace outbox::sink {
 // One running outbox-sink. REQUIRES: External synchronization.
 class SinkProcess {
  public:
-  // Starts `binary` with `args` plus `--port 0 --port-file <dir>/...`, its
-  // stdout and stderr going to files in `dir`, and waits until it has
-  // written its port. Errors: kUnavailable if it cannot be started, exits
-  // early (the message includes its stderr) or does not come up in
-  // `startup_timeout`.
+  // Starts `binary` with `args` plus `--port <port> --port-file <dir>/...`
+  // (port 0: a free one), its stdout and stderr going to files in `dir`, and
+  // waits until it has written its port. Errors: kUnavailable if it cannot be
+  // started, exits early (the message includes its stderr) or does not come up
+  // in `startup_timeout`.
   static absl::StatusOr<std::unique_ptr<SinkProcess>> Start(
       const std::string& binary, const std::string& dir,
       const std::vector<std::string>& args,
-      absl::Duration startup_timeout = absl::Seconds(10));
+      absl::Duration startup_timeout = absl::Seconds(10), int port = 0);
 
   // Kills the process (SIGKILL) if Stop() was not called.
   ~SinkProcess();

@@ -6,7 +6,6 @@
 
 #include <httplib.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -19,61 +18,35 @@
 #include "gtest/gtest.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/testing/test_certs.h"
 
 namespace outbox::sink {
 namespace {
 
 constexpr char kSecret[] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
-// Runs a shell command, its output going to `log`; true if it exited 0.
-bool Shell(const std::string& command, const std::string& log) {
-  return std::system(absl::StrCat(command, " >>", log, " 2>&1").c_str()) == 0;
-}
-
 class SinkTlsTest : public ::testing::Test {
  protected:
-  // P-256 keys: generating them is instant, unlike RSA.
   static void SetUpTestSuite() {
     dir_ = new testing::TempDir();
-    const std::string d = dir_->path();
-    const std::string log = d + "/openssl.log";
-    std::ofstream(d + "/server.ext")
-        << "basicConstraints=CA:FALSE\n"
-        << "keyUsage=digitalSignature\n"
-        << "extendedKeyUsage=serverAuth\n"
-        << "subjectAltName=IP:127.0.0.1,DNS:localhost\n";
-    const std::string ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1";
-    ok_ = Shell(absl::StrCat("openssl req -x509 ", ec, " -nodes -days 2",
-                             " -subj '/CN=outbox-sink test CA'", " -keyout ", d,
-                             "/ca.key -out ", d, "/ca.pem"),
-                log) &&
-          Shell(absl::StrCat("openssl req ", ec, " -nodes -subj /CN=127.0.0.1",
-                             " -keyout ", d, "/server.key -out ", d,
-                             "/server.csr"),
-                log) &&
-          Shell(absl::StrCat("openssl x509 -req -in ", d, "/server.csr -CA ", d,
-                             "/ca.pem -CAkey ", d,
-                             "/ca.key -set_serial 2 -days 2 -extfile ", d,
-                             "/server.ext -out ", d, "/server.pem"),
-                log);
-    if (!ok_) {
-      std::ifstream in(log);
-      openssl_output_.assign(std::istreambuf_iterator<char>(in), {});
-    }
+    certs_status_ =
+        new absl::Status(testing::MakeTestCerts(dir_->path(), &certs_));
   }
 
   static void TearDownTestSuite() {
     delete dir_;
     dir_ = nullptr;
+    delete certs_status_;
+    certs_status_ = nullptr;
   }
 
   void SetUp() override {
-    ASSERT_TRUE(ok_) << "openssl failed:\n" << openssl_output_;
+    ASSERT_OUTBOX_OK(*certs_status_);
     std::ofstream(secret_path_) << kSecret << "\n";
     absl::StatusOr<std::unique_ptr<SinkProcess>> sink = SinkProcess::Start(
         OUTBOX_SINK_BINARY, work_.path(),
         {"--secret-file", secret_path_, "--log", log_path_, "--tls-cert",
-         Cert("server.pem"), "--tls-key", Cert("server.key")});
+         certs_.server_cert, "--tls-key", certs_.server_key});
     ASSERT_OUTBOX_OK(sink);
     sink_ = *std::move(sink);
   }
@@ -84,8 +57,6 @@ class SinkTlsTest : public ::testing::Test {
     ASSERT_OUTBOX_OK(code);
     EXPECT_EQ(*code, 0) << sink_->Stderr();
   }
-
-  static std::string Cert(const std::string& name) { return dir_->Sub(name); }
 
   httplib::Result SignedPost(httplib::SSLClient& client,
                              const std::string& id) {
@@ -101,8 +72,8 @@ class SinkTlsTest : public ::testing::Test {
   }
 
   static testing::TempDir* dir_;
-  static bool ok_;
-  static std::string openssl_output_;
+  static testing::TestCerts certs_;
+  static absl::Status* certs_status_;
   testing::TempDir work_;
   std::string secret_path_ = work_.Sub("secrets");
   std::string log_path_ = work_.Sub("sink.jsonl");
@@ -110,12 +81,12 @@ class SinkTlsTest : public ::testing::Test {
 };
 
 testing::TempDir* SinkTlsTest::dir_ = nullptr;
-bool SinkTlsTest::ok_ = false;
-std::string SinkTlsTest::openssl_output_;
+testing::TestCerts SinkTlsTest::certs_;
+absl::Status* SinkTlsTest::certs_status_ = nullptr;
 
 TEST_F(SinkTlsTest, ClientTrustingTheTestCaSucceeds) {
   httplib::SSLClient client("127.0.0.1", sink_->port());
-  client.set_ca_cert_path(Cert("ca.pem").c_str());
+  client.set_ca_cert_path(certs_.ca_cert.c_str());
   client.enable_server_certificate_verification(true);
   httplib::Result res = SignedPost(client, "msg_tls");
   ASSERT_TRUE(res) << httplib::to_string(res.error());

@@ -1,0 +1,423 @@
+// Copyright (c) edge-outbox authors.
+
+#include "agent/agent_impl.h"
+
+#include <errno.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "agent/delivery.h"
+#include "lib/status_macros.h"
+
+namespace outbox {
+namespace {
+
+absl::Status Errno(absl::string_view what) {
+  return absl::UnavailableError(absl::StrCat(what, ": ", std::strerror(errno)));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Agent>> Agent::Create(Store* store,
+                                                     AgentOptions options) {
+  if (store == nullptr) {
+    return absl::InvalidArgumentError("Agent::Create: store is null");
+  }
+  absl::StatusOr<AgentConfig> config =
+      !options.config_path.empty()
+          ? LoadAgentConfig(options.config_path)
+          : ParseAgentConfig(options.config_text, "config_text");
+  if (!config.ok()) return config.status();
+  std::unique_ptr<AgentImpl> agent(
+      new AgentImpl(store, std::move(options), *std::move(config)));
+  OUTBOX_RETURN_IF_ERROR(agent->Init());
+  return std::unique_ptr<Agent>(std::move(agent));
+}
+
+AgentImpl::AgentImpl(Store* store, AgentOptions options, AgentConfig config)
+    : store_(store),
+      options_(std::move(options)),
+      config_(std::move(config)),
+      clock_(options_.clock != nullptr ? options_.clock : SystemClock()),
+      transport_(std::move(options_.transport)) {
+  for (const Destination& d : config_.destinations) destinations_[d.name];
+}
+
+AgentImpl::~AgentImpl() {
+  store_->SetWakeup(nullptr);
+  if (transport_ != nullptr) {
+    std::vector<HttpResult> abandoned;  // left pending; resent next time
+    transport_->AbandonAll(&abandoned);
+  }
+  for (int fd : {timer_fd_, wake_fd_, epoll_fd_}) {
+    if (fd >= 0) close(fd);
+  }
+}
+
+absl::Status AgentImpl::Init() {
+  if (transport_ == nullptr) {
+    CurlTransportOptions curl;
+    curl.max_in_flight = static_cast<size_t>(config_.agent.max_in_flight);
+    OUTBOX_ASSIGN_OR_RETURN(transport_, NewCurlTransport(curl));
+  }
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0) return Errno("epoll_create1");
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) return Errno("eventfd");
+  timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  if (timer_fd_ < 0) return Errno("timerfd_create");
+  std::vector<int> fds = {transport_->fd(), wake_fd_, timer_fd_};
+  if (options_.watch_network) {
+    absl::StatusOr<std::unique_ptr<NetlinkMonitor>> netlink =
+        NetlinkMonitor::Open();
+    if (netlink.ok()) {
+      netlink_ = *std::move(netlink);
+      fds.push_back(netlink_->fd());
+    } else {
+      Log(absl::StrCat("network changes not watched (",
+                       netlink.status().message(),
+                       "); unreachable destinations are probed on a timer"));
+    }
+  }
+  for (int fd : fds) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+      return Errno("epoll_ctl");
+    }
+  }
+  // Commits wake the agent. Writing an eventfd is thread-safe and cheap, as
+  // Store::SetWakeup requires.
+  const int wake_fd = wake_fd_;
+  store_->SetWakeup([wake_fd] {
+    const uint64_t one = 1;
+    ssize_t ignored = write(wake_fd, &one, sizeof(one));
+    (void)ignored;  // a full counter still wakes the agent
+  });
+  return absl::OkStatus();
+}
+
+void AgentImpl::Stop() {
+  stop_requested_.store(true);
+  const uint64_t one = 1;
+  ssize_t ignored = write(wake_fd_, &one, sizeof(one));  // async-signal-safe
+  (void)ignored;
+}
+
+absl::Status AgentImpl::ResumeDestination(absl::string_view name) {
+  auto it = destinations_.find(name);
+  if (it == destinations_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("no destination named '", name, "'"));
+  }
+  it->second.paused = false;
+  next_due_ = absl::InfinitePast();  // look again at once
+  return absl::OkStatus();
+}
+
+AgentStats AgentImpl::stats() const {
+  AgentStats s = stats_;
+  s.offline = !destinations_.empty() &&
+              std::all_of(destinations_.begin(), destinations_.end(),
+                          [](const auto& d) { return !d.second.reachable; });
+  return s;
+}
+
+void AgentImpl::Log(absl::string_view line) {
+  if (options_.log) options_.log(line);
+}
+
+absl::Status AgentImpl::Run() {
+  while (true) {
+    OUTBOX_RETURN_IF_ERROR(Step());
+    if (stopped_) return absl::OkStatus();
+    OUTBOX_RETURN_IF_ERROR(Wait());
+  }
+}
+
+absl::StatusOr<uint64_t> AgentImpl::Drain() {
+  while (true) {
+    OUTBOX_RETURN_IF_ERROR(Step());
+    if (stopped_ || (idle_ && in_flight_.empty())) break;
+    OUTBOX_RETURN_IF_ERROR(Wait());
+  }
+  OUTBOX_ASSIGN_OR_RETURN(Stats stats, store_->GetStats());
+  return stats.pending_events;
+}
+
+absl::Status AgentImpl::RunOnce() { return Step(); }
+
+absl::Status AgentImpl::Wait() {
+  epoll_event events[8];
+  const int n = epoll_wait(epoll_fd_, events, 8, /*timeout=*/-1);
+  if (n < 0 && errno != EINTR) return Errno("epoll_wait");
+  return absl::OkStatus();
+}
+
+void AgentImpl::DrainWakeups() {
+  uint64_t count;
+  while (read(wake_fd_, &count, sizeof(count)) > 0) {
+  }
+  while (read(timer_fd_, &count, sizeof(count)) > 0) {
+  }
+  if (netlink_ != nullptr && netlink_->Drain()) {
+    // The network changed: an unreachable destination may be back. Probe
+    // each at once rather than wait out its backoff.
+    for (auto& [name, state] : destinations_) {
+      if (!state.reachable) {
+        state.probe_at = absl::InfinitePast();
+        state.probe_backoff = absl::ZeroDuration();
+      }
+    }
+    next_due_ = absl::InfinitePast();
+  }
+}
+
+absl::Status AgentImpl::Step() {
+  if (stopped_) return absl::OkStatus();
+  DrainWakeups();
+  std::vector<HttpResult> done;
+  absl::Status transport = transport_->Process(&done);
+  if (!transport.ok()) {
+    // The transport keeps its requests and reports them later; say so once
+    // per round and go on.
+    Log(absl::StrCat("transport: ", transport.message()));
+  }
+  for (const HttpResult& result : done) {
+    OUTBOX_RETURN_IF_ERROR(HandleResult(result));
+  }
+
+  const absl::Time now = clock_->Now();
+  if (stop_requested_.load()) {
+    if (stop_deadline_ == absl::InfiniteFuture()) {
+      stop_deadline_ = now + options_.shutdown_grace;
+    }
+    if (in_flight_.empty() || now >= stop_deadline_) {
+      // Abandoned requests stay pending in the store: they are sent again,
+      // with the same id, the next time an agent runs. Nothing is marked
+      // delivered without its 2xx.
+      std::vector<HttpResult> abandoned;
+      transport_->AbandonAll(&abandoned);
+      if (!abandoned.empty()) {
+        Log(absl::StrCat("stopping: abandoned ", abandoned.size(),
+                         " request(s) in flight; they stay pending"));
+      }
+      in_flight_.clear();
+      in_flight_seqs_.clear();
+      stopped_ = true;
+      return absl::OkStatus();
+    }
+    ArmTimer(stop_deadline_);
+    return absl::OkStatus();
+  }
+
+  OUTBOX_RETURN_IF_ERROR(StartDueEvents());
+  OUTBOX_RETURN_IF_ERROR(Housekeeping(now));
+
+  absl::Time wake = std::min(next_due_, next_housekeeping_);
+  for (const auto& [name, state] : destinations_) {
+    if (!state.reachable && !state.probe_in_flight) {
+      wake = std::min(wake, state.probe_at);
+    }
+  }
+  ArmTimer(wake);
+  return absl::OkStatus();
+}
+
+absl::Status AgentImpl::StartDueEvents() {
+  const absl::Time now = clock_->Now();
+  const size_t max = static_cast<size_t>(config_.agent.max_in_flight);
+  if (in_flight_.size() >= max) return absl::OkStatus();
+
+  absl::flat_hash_set<std::string> probing;  // one probe per destination
+  auto eligible = [&](const PendingEvent& e) {
+    if (in_flight_seqs_.contains(e.seq)) return false;
+    absl::StatusOr<const Destination*> d =
+        Route(config_, e.type, e.destination);
+    if (!d.ok()) return true;  // taken, to be dead-lettered with the reason
+    const DestinationState& state = destinations_[(*d)->name];
+    if (state.paused) return false;
+    if (state.reachable) return true;
+    if (state.probe_in_flight || state.probe_at > now) return false;
+    return probing.insert((*d)->name).second;
+  };
+  OUTBOX_ASSIGN_OR_RETURN(DueEvents due,
+                          store_->NextDue(max - in_flight_.size(), eligible));
+  next_due_ = due.next_due;
+
+  for (uint64_t seq : due.undecodable_seqs) {
+    // Damaged entries are moved aside (raw bytes kept) so they block nothing
+    // and an operator can see them among the dead letters.
+    absl::Status s = store_->Quarantine(seq);
+    if (s.ok()) ++stats_.quarantined;
+    Log(absl::StrCat("pending entry ", seq, " is undecodable; quarantined: ",
+                     s.ok() ? "ok" : s.ToString()));
+  }
+  for (PendingEvent& event : due.events) {
+    absl::StatusOr<const Destination*> destination =
+        Route(config_, event.type, event.destination);
+    if (!destination.ok()) {
+      const std::string reason = std::string(destination.status().message());
+      OUTBOX_RETURN_IF_ERROR(store_->MoveToDeadLetters(event, reason));
+      ++stats_.dead_lettered;
+      Log(absl::StrCat("event ", event.id, " dead-lettered: ", reason));
+      continue;
+    }
+    const uint64_t tag = next_tag_++;
+    HttpRequest request = BuildRequest(event, **destination, now, tag);
+    absl::Status started = transport_->Start(std::move(request));
+    if (absl::IsResourceExhausted(started)) break;  // full; next round
+    if (!started.ok()) {
+      // The transport refused this request itself (e.g. a Content-Type with
+      // a line break): sending it again cannot help.
+      const std::string reason =
+          absl::StrCat("cannot be sent: ", started.message());
+      OUTBOX_RETURN_IF_ERROR(store_->MoveToDeadLetters(event, reason));
+      ++stats_.dead_lettered;
+      Log(absl::StrCat("event ", event.id, " dead-lettered: ", reason));
+      continue;
+    }
+    ++stats_.requests;
+    DestinationState& state = destinations_[(*destination)->name];
+    const bool probe = !state.reachable;
+    if (probe) state.probe_in_flight = true;
+    in_flight_seqs_.insert(event.seq);
+    in_flight_.emplace(tag, InFlight{std::move(event), *destination, probe});
+  }
+  // Idle: nothing in flight and nothing due for a reachable destination
+  // (NextDue puts next_due at `now` when it stopped at the limit).
+  idle_ = in_flight_.empty() && next_due_ > now;
+  return absl::OkStatus();
+}
+
+absl::Status AgentImpl::HandleResult(const HttpResult& result) {
+  auto it = in_flight_.find(result.tag);
+  if (it == in_flight_.end()) return absl::OkStatus();  // abandoned earlier
+  InFlight flight = std::move(it->second);
+  in_flight_.erase(it);
+  in_flight_seqs_.erase(flight.event.seq);
+  if (flight.probe)
+    destinations_[flight.destination->name].probe_in_flight = false;
+  return ApplyDecision(flight, result);
+}
+
+absl::Status AgentImpl::ApplyDecision(const InFlight& flight,
+                                      const HttpResult& result) {
+  const absl::Time now = clock_->Now();
+  const PendingEvent& event = flight.event;
+  const Destination& destination = *flight.destination;
+  const Decision d = Decide(result, event, destination.retry, now, bitgen_);
+  if (d.kind == Decision::Kind::kOffline) {
+    ++stats_.offline_results;
+    MarkUnreachable(flight, d.error);
+    return absl::OkStatus();  // not an attempt: the event is untouched
+  }
+  MarkReachable(destination);
+  absl::Status s;
+  switch (d.kind) {
+    case Decision::Kind::kDelivered:
+      s = store_->MarkDelivered(event);
+      if (s.ok()) ++stats_.delivered;
+      break;
+    case Decision::Kind::kRetry:
+      s = store_->RecordAttempt(
+          event, AttemptRecord{d.error, d.http_status, d.next_attempt});
+      if (s.ok()) ++stats_.retries_scheduled;
+      Log(absl::StrCat("event ", event.id, " to ", destination.name,
+                       ": attempt ", event.attempts + 1, " failed (", d.error,
+                       "); retry in ",
+                       absl::FormatDuration(absl::Trunc(
+                           d.next_attempt - now, absl::Milliseconds(1)))));
+      break;
+    case Decision::Kind::kDeadLetter:
+      s = store_->MoveToDeadLetters(event, d.error);
+      if (s.ok()) ++stats_.dead_lettered;
+      Log(absl::StrCat("event ", event.id, " to ", destination.name,
+                       " dead-lettered: ", d.error));
+      break;
+    case Decision::Kind::kPauseDestination:
+      s = store_->RecordAttempt(event,
+                                AttemptRecord{d.error, d.http_status, now});
+      destinations_[destination.name].paused = true;
+      Log(absl::StrCat("destination ", destination.name, " paused: ", d.error));
+      break;
+    case Decision::Kind::kOffline:
+      break;
+  }
+  if (absl::IsNotFound(s)) {
+    // Only this agent writes the queue while it runs, so this means the
+    // event was removed behind its back; there is nothing left to update.
+    Log(absl::StrCat("event ", event.id, ": ", s.message()));
+    return absl::OkStatus();
+  }
+  return s;
+}
+
+void AgentImpl::MarkReachable(const Destination& d) {
+  DestinationState& state = destinations_[d.name];
+  if (!state.reachable)
+    Log(absl::StrCat("destination ", d.name, " reachable again"));
+  state.reachable = true;
+  state.probe_backoff = absl::ZeroDuration();
+}
+
+void AgentImpl::MarkUnreachable(const InFlight& flight, absl::string_view why) {
+  DestinationState& state = destinations_[flight.destination->name];
+  const absl::Time now = clock_->Now();
+  if (state.reachable) {
+    state.reachable = false;
+    state.probe_backoff = config_.agent.probe_interval_min;
+    Log(absl::StrCat("destination ", flight.destination->name, " unreachable (",
+                     why, "); holding its events, probing"));
+  } else if (flight.probe) {
+    // A failed probe doubles the wait, up to the configured maximum: an
+    // offline device should cost next to nothing.
+    state.probe_backoff =
+        std::min(state.probe_backoff * 2, config_.agent.probe_interval_max);
+  } else {
+    return;  // a request started before the first failure came back
+  }
+  state.probe_at = now + state.probe_backoff;
+}
+
+absl::Status AgentImpl::Housekeeping(absl::Time now) {
+  if (now < next_housekeeping_) return absl::OkStatus();
+  next_housekeeping_ = now + config_.agent.idempotency_purge_interval;
+  absl::StatusOr<size_t> keys = store_->PurgeExpiredIdempotencyKeys();
+  if (!keys.ok()) return keys.status();
+  if (config_.agent.dead_letter_retention > absl::ZeroDuration()) {
+    absl::StatusOr<size_t> dead =
+        store_->PurgeDeadLetters(now - config_.agent.dead_letter_retention);
+    if (!dead.ok()) return dead.status();
+    if (*dead > 0) {
+      Log(absl::StrCat(
+          "purged ", *dead, " dead letter(s) older than ",
+          absl::FormatDuration(config_.agent.dead_letter_retention)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void AgentImpl::ArmTimer(absl::Time when) {
+  itimerspec spec{};  // all zero: disarmed
+  if (when != absl::InfiniteFuture()) {
+    // timerfd runs on CLOCK_MONOTONIC; convert the wall-clock deadline to a
+    // delay from now (at least 1 ms: zero would disarm the timer).
+    absl::Duration delay =
+        std::max(when - clock_->Now(), absl::Milliseconds(1));
+    delay = std::min(delay, absl::Hours(24));  // re-evaluate at least daily
+    spec.it_value = absl::ToTimespec(delay);
+  }
+  timerfd_settime(timer_fd_, 0, &spec, nullptr);
+}
+
+}  // namespace outbox

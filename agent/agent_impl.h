@@ -1,0 +1,111 @@
+// Copyright (c) edge-outbox authors.
+//
+// AgentImpl: the delivery loop behind outbox/agent.h.
+//
+// One thread, one epoll set: the transport's fd (sockets and curl timers), an
+// eventfd (Store::Commit wake-ups and Stop()), a timerfd (the next retry,
+// probe or housekeeping time) and, where allowed, a netlink socket (network
+// changes). Each round (Step) does all ready work without blocking: finish
+// requests, start due events, arm the timer. Between rounds the thread sleeps
+// in epoll_wait, so an idle or offline device uses no CPU.
+//
+// Reachability is per destination. A request that never reached its
+// receiver (DNS, refused, unreachable, connect timeout) is not an attempt:
+// the event stays as it was, and the destination is marked unreachable. Its
+// events then wait, except one probe at a time on a backoff timer
+// (probe_interval_min doubling to probe_interval_max), or at once when the
+// network changes. The first answer of any kind makes it reachable again.
+
+#ifndef OUTBOX_AGENT_AGENT_IMPL_H_
+#define OUTBOX_AGENT_AGENT_IMPL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/random/random.h"
+#include "agent/config.h"
+#include "outbox/agent.h"
+#include "platform/netlink_monitor.h"
+
+namespace outbox {
+
+class AgentImpl final : public Agent {
+ public:
+  ~AgentImpl() override;
+
+  absl::Status Run() override;
+  absl::StatusOr<uint64_t> Drain() override;
+  absl::Status RunOnce() override;
+  int fd() const override { return epoll_fd_; }
+  void Stop() override;
+  absl::Status ResumeDestination(absl::string_view name) override;
+  AgentStats stats() const override;
+
+ private:
+  friend class Agent;
+
+  struct InFlight {
+    PendingEvent event;
+    const Destination* destination;
+    bool probe;  // sent while its destination was unreachable
+  };
+  struct DestinationState {
+    bool paused = false;  // HTTP 410 until ResumeDestination
+    bool reachable = true;
+    bool probe_in_flight = false;
+    absl::Time probe_at = absl::InfinitePast();
+    absl::Duration probe_backoff = absl::ZeroDuration();
+  };
+
+  AgentImpl(Store* store, AgentOptions options, AgentConfig config);
+  absl::Status Init();
+
+  // One round of ready work; never blocks.
+  absl::Status Step();
+  void DrainWakeups();
+  absl::Status HandleResult(const HttpResult& result);
+  absl::Status ApplyDecision(const InFlight& flight, const HttpResult& result);
+  absl::Status StartDueEvents();
+  absl::Status Housekeeping(absl::Time now);
+  void MarkReachable(const Destination& d);
+  void MarkUnreachable(const InFlight& flight, absl::string_view why);
+  // Sleeps in epoll_wait until something is ready.
+  absl::Status Wait();
+  void ArmTimer(absl::Time when);
+  void Log(absl::string_view line);
+
+  Store* const store_;
+  AgentOptions options_;
+  const AgentConfig config_;
+  Clock* const clock_;
+  std::unique_ptr<HttpTransport> transport_;
+  std::unique_ptr<NetlinkMonitor> netlink_;
+
+  int epoll_fd_ = -1;
+  int wake_fd_ = -1;   // eventfd: commits and Stop()
+  int timer_fd_ = -1;  // timerfd: retries, probes, housekeeping
+
+  absl::flat_hash_map<uint64_t, InFlight> in_flight_;  // by request tag
+  absl::flat_hash_set<uint64_t> in_flight_seqs_;
+  absl::flat_hash_map<std::string, DestinationState> destinations_;
+  uint64_t next_tag_ = 1;
+
+  std::atomic<bool> stop_requested_{false};
+  absl::Time stop_deadline_ = absl::InfiniteFuture();
+  bool stopped_ = false;
+
+  absl::Time next_due_ = absl::InfinitePast();  // from the last NextDue
+  absl::Time next_housekeeping_ = absl::InfinitePast();
+  bool idle_ = false;  // the last round started nothing and nothing is due
+
+  AgentStats stats_;
+  absl::BitGen bitgen_;
+};
+
+}  // namespace outbox
+
+#endif  // OUTBOX_AGENT_AGENT_IMPL_H_

@@ -1,0 +1,117 @@
+// Copyright (c) edge-outbox authors.
+//
+// The delivery agent's configuration: a protobuf text file (schema and
+// defaults: proto/agent_config.proto; example: agent/testdata/agent.textproto)
+// read, validated and resolved into the plain structs below, so the agent
+// never sees an unchecked value, a relative path or an undecoded secret.
+//
+// Every error names where the problem is, "file:line: field.path: what", e.g.
+//   agent.textproto:7: destinations[1].url: "ftp://x" is not an http(s) URL
+// and never contains secret material (secrets, header values, credentials).
+
+#ifndef OUTBOX_AGENT_CONFIG_H_
+#define OUTBOX_AGENT_CONFIG_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "agent/retry_policy.h"
+#include "agent/webhook_signature.h"
+#include "outbox/http_transport.h"
+
+namespace outbox {
+
+// One receiver of events, validated. Field meanings and defaults are those of
+// outbox.config.Destination.
+struct Destination {
+  std::string name;
+  // http:// or https://, without credentials.
+  std::string url;
+  // Every secret of the secrets file, in file order; each delivery is signed
+  // with all of them. Empty when no secrets file is configured.
+  std::vector<WebhookSecret> secrets;
+  // The secrets file as resolved (absolute, or relative to the working
+  // directory when the configuration's own path was relative); empty if none.
+  std::string secrets_file;
+  absl::Duration connect_timeout = absl::Seconds(10);
+  absl::Duration timeout = absl::Seconds(30);
+  // Extra headers in file order. Names are valid HTTP tokens, distinct
+  // (case-insensitively) and none the agent sets itself.
+  std::vector<std::pair<std::string, std::string>> headers;
+  // Paths resolved like secrets_file; files checked to exist.
+  TlsOptions tls;
+  std::string proxy;
+  // The effective schedule: this destination's overrides over the global one.
+  RetryPolicy retry;
+};
+
+// A routing rule. See outbox.config.Route for the matching rules.
+struct RouteRule {
+  enum class Kind { kExact, kPrefix, kAny };
+  Kind kind = Kind::kExact;
+  // As written: "sale.created", "sale.*" or "*".
+  std::string event_type;
+  // For kPrefix, what a matching type starts with ("sale."); else empty.
+  std::string prefix;
+  // Names an entry of AgentConfig::destinations.
+  std::string destination;
+};
+
+// Defaults as in outbox.config.AgentSettings.
+struct AgentSettings {
+  int max_in_flight = 8;
+  absl::Duration probe_interval_min = absl::Seconds(1);
+  absl::Duration probe_interval_max = absl::Seconds(30);
+  absl::Duration idempotency_purge_interval = absl::Hours(1);
+  // absl::ZeroDuration() means dead letters are kept forever.
+  absl::Duration dead_letter_retention = absl::Hours(720);
+};
+
+// A validated configuration. Plain data: safe for concurrent reads, needs
+// external synchronization for writes.
+struct AgentConfig {
+  // At least one; names are unique.
+  std::vector<Destination> destinations;
+  // Every route names an existing destination; patterns are unique.
+  std::vector<RouteRule> routes;
+  // The top-level schedule (destinations hold their effective ones).
+  RetryPolicy retry;
+  AgentSettings agent;
+};
+
+// Reads and validates the configuration file at `path`. Relative paths inside
+// it resolve against the file's directory.
+// Errors:
+//   kNotFound          `path`, a secrets file or a TLS file does not exist
+//   kPermissionDenied  a file exists but cannot be read by this process
+//   kFailedPrecondition a secrets file is readable by group or others (the
+//                      message says which chmod fixes it), or a path is not
+//                      the kind of file expected
+//   kInvalidArgument   syntax error ("file:line:column: ..."), a value out of
+//                      range, an unknown destination, a malformed secret, ...
+absl::StatusOr<AgentConfig> LoadAgentConfig(const std::string& path);
+
+// As LoadAgentConfig, for text already in memory. `source_name` prefixes
+// error messages, and relative paths in `text` resolve against its directory
+// (the working directory when it has none). Same errors.
+absl::StatusOr<AgentConfig> ParseAgentConfig(absl::string_view text,
+                                             absl::string_view source_name);
+
+// Where an event goes. A non-empty `explicit_destination` (the event's own
+// choice) bypasses routes: the destination of that name. Otherwise the most
+// specific route matching `event_type`: exact, then longest prefix, then "*".
+// The pointer borrows from `config`, which must outlive it.
+// Errors: kNotFound when `explicit_destination` names no destination or no
+// route matches `event_type` (the event cannot be delivered with this
+// configuration; the caller decides whether to hold or dead-letter it).
+absl::StatusOr<const Destination*> Route(
+    const AgentConfig& config, absl::string_view event_type,
+    absl::string_view explicit_destination);
+
+}  // namespace outbox
+
+#endif  // OUTBOX_AGENT_CONFIG_H_

@@ -1,0 +1,221 @@
+// Copyright (c) edge-outbox authors.
+//
+// One destination of the agent configuration: name, URL, secrets, timeouts,
+// headers, TLS, proxy and retry overrides.
+
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "agent/config_files.h"
+#include "agent/config_internal.h"
+#include "lib/status_macros.h"
+#include "proto/agent_config.pb.h"
+
+namespace outbox::config_internal {
+namespace {
+
+using google::protobuf::FieldDescriptor;
+using Bound = Checker::Bound;
+
+// The proxy kinds libcurl speaks.
+constexpr std::initializer_list<absl::string_view> kProxySchemes = {
+    "http", "https", "socks4", "socks4a", "socks5", "socks5h"};
+
+// What is wrong with `url` as a URL of one of `schemes`, as a phrase after
+// "it", or "" when nothing is. Only what a transport would otherwise reject
+// later is checked; the rest is the receiver's business.
+std::string UrlProblem(absl::string_view url,
+                       std::initializer_list<absl::string_view> schemes) {
+  for (char ch : url) {
+    if (static_cast<unsigned char>(ch) <= 0x20 || ch == 0x7f) {
+      return "contains whitespace or control characters";
+    }
+  }
+  const size_t end = url.find("://");
+  const std::string scheme = absl::AsciiStrToLower(
+      url.substr(0, end == absl::string_view::npos ? 0 : end));
+  if (std::find(schemes.begin(), schemes.end(), scheme) == schemes.end()) {
+    std::string expected;
+    for (absl::string_view s : schemes) {
+      absl::StrAppend(&expected, expected.empty() ? "" : ", ", s, "://");
+    }
+    return absl::StrCat("does not start with ", expected);
+  }
+  const absl::string_view rest = url.substr(end + 3);
+  if (rest.substr(0, rest.find_first_of("/?#")).empty()) return "has no host";
+  return "";
+}
+
+// HTTP token characters (RFC 9110 section 5.6.2).
+bool IsHeaderName(absl::string_view name) {
+  if (name.empty()) return false;
+  for (char ch : name) {
+    if (!absl::ascii_isalnum(ch) && !absl::StrContains("!#$%&'*+-.^_`|~", ch)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Headers the agent sets itself: a configured copy would contradict the
+// signature, the idempotency contract or the body's framing.
+bool IsReservedHeader(absl::string_view name) {
+  const std::string lower = absl::AsciiStrToLower(name);
+  return absl::StartsWith(lower, "webhook-") || lower == "content-type" ||
+         lower == "content-length" || lower == "idempotency-key" ||
+         lower == "host" || lower == "transfer-encoding";
+}
+
+absl::Status ParseHeaders(const Checker& c, const Node& node,
+                          Destination* out) {
+  // Read through reflection: it lists map entries in the order written, so
+  // each error can name the entry's line. Values are never quoted.
+  const FieldDescriptor* fd = c.Field(node, "headers");
+  const auto* reflection = node.message->GetReflection();
+  absl::flat_hash_set<std::string> seen;
+  for (int i = 0; i < reflection->FieldSize(*node.message, fd); ++i) {
+    const Node entry = c.Child(node, "headers", i);
+    const auto* er = entry.message->GetReflection();
+    const std::string name =
+        er->GetString(*entry.message, c.Field(entry, "key"));
+    const std::string value =
+        er->GetString(*entry.message, c.Field(entry, "value"));
+    if (!IsHeaderName(name)) {
+      return c.Error(node, "headers", i,
+                     absl::StrCat("\"", absl::CEscape(name),
+                                  "\" is not a valid header name"));
+    }
+    if (IsReservedHeader(name)) {
+      return c.Error(node, "headers", i,
+                     absl::StrCat("header \"", name,
+                                  "\" is set by the agent and cannot be "
+                                  "configured"));
+    }
+    if (!seen.insert(absl::AsciiStrToLower(name)).second) {
+      return c.Error(
+          node, "headers", i,
+          absl::StrCat("header \"", name,
+                       "\" given twice (names are case-insensitive)"));
+    }
+    if (absl::StrContains(value, '\r') || absl::StrContains(value, '\n') ||
+        absl::StrContains(value, '\0')) {
+      return c.Error(node, "headers", i,
+                     absl::StrCat("value of header \"", name,
+                                  "\" contains CR, LF or NUL"));
+    }
+    out->headers.emplace_back(name, value);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseTls(const Checker& c, const Node& node, TlsOptions* tls) {
+  const auto& in = static_cast<const config::Tls&>(*node.message);
+  struct File {
+    absl::string_view field;
+    const std::string& path;
+    std::string* resolved;
+    bool directory;
+  };
+  const File files[] = {
+      {"ca_file", in.ca_file(), &tls->ca_file, false},
+      {"ca_dir", in.ca_dir(), &tls->ca_dir, true},
+      {"client_cert_file", in.client_cert_file(), &tls->client_cert_file,
+       false},
+      {"client_key_file", in.client_key_file(), &tls->client_key_file, false}};
+  // Checked now rather than at the first TLS handshake, which may be days
+  // later on a device that boots offline.
+  for (const File& file : files) {
+    if (file.path.empty()) continue;
+    *file.resolved = c.Resolve(file.path);
+    absl::Status readable =
+        config_files::CheckReadable(*file.resolved, file.directory);
+    if (!readable.ok()) return c.Wrap(node, file.field, readable);
+  }
+  if (!in.client_key_file().empty() && in.client_cert_file().empty()) {
+    return c.Error(node, "client_key_file", -1,
+                   "needs client_cert_file (the certificate it belongs to)");
+  }
+  tls->verify_peer = tls->verify_host = !in.insecure_skip_verify();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ParseDestination(const Checker& c, const Node& node,
+                              const RetryPolicy& global, Destination* out) {
+  const auto& in = static_cast<const config::Destination&>(*node.message);
+  out->name = in.name();
+  if (out->name.empty()) return c.Error(node, "name", -1, "is required");
+  if (out->name.size() > 64 ||
+      !std::all_of(out->name.begin(), out->name.end(), [](char ch) {
+        return absl::ascii_isalnum(ch) || ch == '_' || ch == '.' || ch == '-';
+      })) {
+    return c.Error(node, "name", -1,
+                   absl::StrCat("\"", absl::CEscape(out->name),
+                                "\" is not a name: 1..64 characters of "
+                                "[A-Za-z0-9_.-] are required"));
+  }
+  out->url = in.url();
+  if (out->url.empty()) {
+    return c.Error(node, "url", -1,
+                   "is required: the http:// or https:// URL events are "
+                   "POSTed to");
+  }
+  if (absl::StrContains(out->url, '@')) {
+    // Not quoted: the part before '@' may well be a password.
+    return c.Error(node, "url", -1,
+                   "must not contain credentials (user:password@): URLs "
+                   "appear in logs; send them in `headers` instead");
+  }
+  const std::string url_problem = UrlProblem(out->url, {"http", "https"});
+  if (!url_problem.empty()) {
+    return c.Error(node, "url", -1,
+                   absl::StrCat("\"", absl::CEscape(out->url),
+                                "\" is not an http(s) URL: it ", url_problem));
+  }
+  if (!in.secrets_file().empty()) {
+    if (absl::StrContains(in.secrets_file(), "whsec_")) {
+      return c.Error(node, "secrets_file", -1,
+                     "holds a secret instead of the path of a file of "
+                     "secrets; put the secret in a file (chmod 600) and name "
+                     "that file here");
+    }
+    out->secrets_file = c.Resolve(in.secrets_file());
+    absl::StatusOr<std::vector<WebhookSecret>> secrets =
+        config_files::ReadSecretsFile(out->secrets_file);
+    if (!secrets.ok()) return c.Wrap(node, "secrets_file", secrets.status());
+    out->secrets = *std::move(secrets);
+  }
+  OUTBOX_RETURN_IF_ERROR(c.Duration(node, "connect_timeout", Bound::kPositive,
+                                    &out->connect_timeout));
+  OUTBOX_RETURN_IF_ERROR(
+      c.Duration(node, "timeout", Bound::kPositive, &out->timeout));
+  if (out->timeout < out->connect_timeout) {
+    return c.Error(node, "timeout", -1,
+                   absl::StrCat("must be >= connect_timeout (",
+                                absl::FormatDuration(out->connect_timeout),
+                                "): it bounds the whole request"));
+  }
+  OUTBOX_RETURN_IF_ERROR(ParseHeaders(c, node, out));
+  OUTBOX_RETURN_IF_ERROR(ParseTls(c, c.Child(node, "tls", -1), &out->tls));
+  out->proxy = in.proxy();
+  if (!out->proxy.empty() && !UrlProblem(out->proxy, kProxySchemes).empty()) {
+    // Not quoted: proxy URLs may carry credentials, and curl takes them.
+    return c.Error(node, "proxy", -1,
+                   absl::StrCat("is not a proxy URL like \"http://host:3128\" "
+                                "or \"socks5h://host:1080\": it ",
+                                UrlProblem(out->proxy, kProxySchemes)));
+  }
+  out->retry = global;
+  return ApplyRetry(c, c.Child(node, "retry", -1), &out->retry);
+}
+
+}  // namespace outbox::config_internal

@@ -1,0 +1,102 @@
+// Copyright (c) edge-outbox authors.
+
+#include "agent/delivery.h"
+
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "agent/retry_policy.h"
+#include "agent/webhook_signature.h"
+
+namespace outbox {
+
+HttpRequest BuildRequest(const PendingEvent& event,
+                         const Destination& destination, absl::Time now,
+                         uint64_t tag) {
+  HttpRequest request;
+  request.tag = tag;
+  request.url = destination.url;
+  request.body = event.payload;
+  request.connect_timeout = destination.connect_timeout;
+  request.total_timeout = destination.timeout;
+  request.tls = destination.tls;
+  request.proxy = destination.proxy;
+  // The timestamp is the time of this attempt, as the spec asks: receivers
+  // reject old timestamps to stop replays, so a retry must not carry the
+  // first attempt's.
+  const int64_t timestamp = absl::ToUnixSeconds(now);
+  auto& h = request.headers;
+  h.emplace_back("Content-Type", event.content_type.empty()
+                                     ? "application/octet-stream"
+                                     : event.content_type);
+  h.emplace_back(std::string(kWebhookIdHeader), event.id);
+  h.emplace_back(std::string(kWebhookTimestampHeader), absl::StrCat(timestamp));
+  if (!destination.secrets.empty()) {
+    h.emplace_back(std::string(kWebhookSignatureHeader),
+                   SignatureHeader(destination.secrets, event.id, timestamp,
+                                   event.payload));
+  }
+  h.emplace_back("Idempotency-Key", event.id);
+  h.emplace_back(kEventTypeHeader, event.type);
+  for (const auto& header : destination.headers) h.push_back(header);
+  return request;
+}
+
+Decision Decide(const HttpResult& result, const PendingEvent& event,
+                const RetryPolicy& policy, absl::Time now,
+                absl::BitGenRef gen) {
+  Decision d;
+  d.http_status = result.http_status;
+  if (result.offline) {
+    d.kind = Decision::Kind::kOffline;
+    d.error = std::string(result.transport.message());
+    return d;
+  }
+  std::optional<absl::Duration> retry_after;
+  if (result.transport.ok()) {
+    switch (Classify(result.http_status)) {
+      case DeliveryOutcome::kDelivered:
+        d.kind = Decision::Kind::kDelivered;
+        return d;
+      case DeliveryOutcome::kDeadLetter:
+        d.kind = Decision::Kind::kDeadLetter;
+        d.error = absl::StrCat("HTTP ", result.http_status,
+                               ": the receiver rejected the event");
+        return d;
+      case DeliveryOutcome::kPauseDestination:
+        d.kind = Decision::Kind::kPauseDestination;
+        d.error = absl::StrCat("HTTP ", result.http_status,
+                               ": destination gone; paused until resumed");
+        return d;
+      case DeliveryOutcome::kRetry:
+        d.error = absl::StrCat("HTTP ", result.http_status);
+        if (!result.retry_after.empty()) {
+          absl::StatusOr<absl::Duration> parsed =
+              ParseRetryAfter(result.retry_after, now);
+          if (parsed.ok()) retry_after = *parsed;
+        }
+        break;
+    }
+  } else {
+    // The request left but no usable answer came back (reset, timeout after
+    // sending, TLS failure): the receiver may have processed it, so this is
+    // a failed attempt and the retry carries the same id.
+    d.error = std::string(result.transport.message());
+  }
+  const int attempts = static_cast<int>(event.attempts) + 1;
+  const absl::Time first =
+      event.first_attempt == absl::InfinitePast() ? now : event.first_attempt;
+  if (GiveUp(attempts, first, now, policy)) {
+    d.kind = Decision::Kind::kDeadLetter;
+    d.error =
+        absl::StrCat("gave up after ", attempts, " attempts over ",
+                     absl::FormatDuration(now - first), "; last: ", d.error);
+    return d;
+  }
+  d.kind = Decision::Kind::kRetry;
+  d.next_attempt = now + RetryDelay(policy, attempts - 1, retry_after, gen);
+  return d;
+}
+
+}  // namespace outbox

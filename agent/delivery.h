@@ -1,0 +1,59 @@
+// Copyright (c) edge-outbox authors.
+//
+// One delivery, as pure functions: the HTTP request for a pending event, and
+// what to do with the event once the transport reports how it went. No I/O,
+// no clock reads: the agent passes `now` and a random source in, so every
+// outcome can be tested without sockets.
+
+#ifndef OUTBOX_AGENT_DELIVERY_H_
+#define OUTBOX_AGENT_DELIVERY_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/random/bit_gen_ref.h"
+#include "absl/time/time.h"
+#include "agent/config.h"
+#include "outbox/event.h"
+#include "outbox/http_transport.h"
+
+namespace outbox {
+
+// Extra header naming the event type, so receivers (and outbox-sink) can
+// route without parsing the body.
+inline constexpr char kEventTypeHeader[] = "x-event-type";
+
+// The POST for `event` to `destination` at time `now`: Content-Type,
+// webhook-id (the event id, stable across retries), webhook-timestamp,
+// webhook-signature (one v1 entry per secret; omitted without secrets),
+// Idempotency-Key (the event id again, for receivers that dedup on that
+// header), x-event-type, then the destination's own headers.
+HttpRequest BuildRequest(const PendingEvent& event,
+                         const Destination& destination, absl::Time now,
+                         uint64_t tag);
+
+// What the agent does after a request finished.
+struct Decision {
+  enum class Kind {
+    kDelivered,         // MarkDelivered
+    kRetry,             // RecordAttempt(error, http_status, next_attempt)
+    kDeadLetter,        // MoveToDeadLetters(error)
+    kPauseDestination,  // RecordAttempt, then stop sending to the destination
+    kOffline,           // never reached the receiver: not an attempt
+  };
+  Kind kind = Kind::kRetry;
+  std::string error;  // for the store and logs; no payload, no secrets
+  int http_status = 0;
+  absl::Time next_attempt = absl::InfinitePast();
+};
+
+// Decides from `result` what happens to `event` (whose `attempts` counts the
+// failed attempts before this one). Outcomes follow Classify() in
+// retry_policy.h; transport errors after the request left are retried;
+// GiveUp() turns a retry into a dead letter.
+Decision Decide(const HttpResult& result, const PendingEvent& event,
+                const RetryPolicy& policy, absl::Time now, absl::BitGenRef gen);
+
+}  // namespace outbox
+
+#endif  // OUTBOX_AGENT_DELIVERY_H_

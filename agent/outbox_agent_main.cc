@@ -1,0 +1,138 @@
+// Copyright (c) edge-outbox authors.
+//
+// outbox-agent: delivers the events of an outbox store.
+//
+//   outbox-agent --db DIR --config FILE [--drain-and-exit]
+//
+// SIGTERM/SIGINT stop it cleanly: requests in flight get a few seconds to
+// finish; the rest stay pending and are sent again, with the same ids, next
+// time. Exit codes: 0 stopped or drained empty; 1 error; 2 usage;
+// 3 drained but events remain pending (waiting for a retry or a receiver).
+
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "outbox/agent.h"
+#include "outbox/store.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: outbox-agent --db DIR --config FILE [--drain-and-exit]\n"
+    "\n"
+    "Delivers the pending events of the outbox store in DIR to the\n"
+    "destinations configured in FILE (protobuf text format; see\n"
+    "agent/testdata/agent.textproto). Runs until SIGTERM or SIGINT.\n"
+    "\n"
+    "  --db DIR          the store (created by the application)\n"
+    "  --config FILE     agent configuration\n"
+    "  --drain-and-exit  deliver what can be delivered now, then exit:\n"
+    "                    0 if nothing is pending, 3 if events wait for a\n"
+    "                    retry time or an unreachable receiver\n";
+
+std::atomic<outbox::Agent*> g_agent{nullptr};
+
+void OnSignal(int) {
+  outbox::Agent* agent = g_agent.load();
+  if (agent != nullptr) agent->Stop();  // async-signal-safe
+}
+
+void LogLine(absl::string_view line) {
+  // One line per call; stderr is unbuffered. Never payloads or secrets: the
+  // agent does not put them in log lines.
+  std::cerr << absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ ", absl::Now(),
+                                absl::UTCTimeZone())
+            << "outbox-agent: " << line << "\n";
+}
+
+int Fail(absl::string_view what, const absl::Status& status) {
+  LogLine(absl::StrCat(what, ": ", status.ToString()));
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string db, config;
+  bool drain = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if ((arg == "--db" || arg == "--config") && i + 1 < argc) {
+      (arg == "--db" ? db : config) = argv[++i];
+    } else if (arg == "--drain-and-exit") {
+      drain = true;
+    } else if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else {
+      std::cerr << "outbox-agent: unknown or incomplete argument '" << arg
+                << "'\n\n"
+                << kUsage;
+      return 2;
+    }
+  }
+  if (db.empty() || config.empty()) {
+    std::cerr << "outbox-agent: --db and --config are required\n\n" << kUsage;
+    return 2;
+  }
+
+  // The application created the store and its tables; open it with all of
+  // them (a store must be opened with every table it has).
+  absl::StatusOr<std::vector<std::string>> tables =
+      outbox::Store::ListTables(db);
+  if (!tables.ok()) return Fail("opening the store", tables.status());
+  outbox::Options options;
+  options.tables = *tables;
+  options.create_if_missing = false;
+  auto store = outbox::Store::Open(options, db);
+  if (!store.ok()) return Fail("opening the store", store.status());
+
+  outbox::AgentOptions agent_options;
+  agent_options.config_path = config;
+  agent_options.log = LogLine;
+  auto agent = outbox::Agent::Create(store->get(), std::move(agent_options));
+  if (!agent.ok()) return Fail("configuration", agent.status());
+
+  g_agent.store(agent->get());
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  int code = 0;
+  if (drain) {
+    absl::StatusOr<uint64_t> pending = (*agent)->Drain();
+    if (!pending.ok()) {
+      code = Fail("delivering", pending.status());
+    } else {
+      LogLine(absl::StrCat("drained; ", *pending, " event(s) still pending"));
+      code = *pending == 0 ? 0 : 3;
+    }
+  } else {
+    LogLine(absl::StrCat("delivering from ", db));
+    absl::Status s = (*agent)->Run();
+    code = s.ok() ? 0 : Fail("delivering", s);
+    if (s.ok()) LogLine("stopped");
+  }
+  const outbox::AgentStats stats = (*agent)->stats();
+  LogLine(absl::StrCat("requests=", stats.requests, " delivered=",
+                       stats.delivered, " retries=", stats.retries_scheduled,
+                       " dead_lettered=", stats.dead_lettered,
+                       " offline_results=", stats.offline_results));
+  g_agent.store(nullptr);
+  agent->reset();
+  absl::Status closed = (*store)->Close();
+  if (!closed.ok() && code == 0) code = Fail("closing the store", closed);
+  return code;
+}

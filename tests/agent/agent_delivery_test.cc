@@ -1,0 +1,239 @@
+// Copyright (c) edge-outbox authors.
+//
+// The delivery agent against the real outbox-sink on loopback: healthy
+// delivery, retries, throttling, dead letters, paused destinations, replay,
+// lost answers and wrong secrets. Waits are bounded only to catch hangs;
+// nothing asserts on how fast anything was.
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "tests/agent/agent_fixture.h"
+#include "tests/testing/status.h"
+
+namespace outbox {
+namespace {
+
+class AgentDeliveryTest : public testing::AgentSinkTest {
+ protected:
+  // Drains with `agent` and returns how many events are still pending.
+  uint64_t DrainWith(Agent* agent) {
+    auto pending = agent->Drain();
+    EXPECT_TRUE(pending.ok()) << pending.status();
+    return pending.ok() ? *pending : ~uint64_t{0};
+  }
+
+  // Drains until nothing is pending or `rounds` drains did not get there
+  // (events waiting for their retry time make Drain return early).
+  uint64_t DrainUntilEmpty(Agent* agent, int rounds = 200) {
+    uint64_t pending = 0;
+    for (int i = 0; i < rounds; ++i) {
+      pending = DrainWith(agent);
+      if (pending == 0) break;
+      absl::SleepFor(absl::Milliseconds(50));
+    }
+    return pending;
+  }
+
+  // Requests the sink answered 2xx, per id.
+  std::map<std::string, int> Delivered() const {
+    std::map<std::string, int> count;
+    for (const testing::SinkLine& l : SinkLog()) {
+      if (l.status >= 200 && l.status < 300) ++count[l.id];
+    }
+    return count;
+  }
+};
+
+// The "n" of a payload {"key":"k3","n":17}.
+int PayloadN(const std::string& body) {
+  const size_t at = body.find("\"n\":");
+  int n = -1;
+  if (at != std::string::npos) {
+    (void)absl::SimpleAtoi(body.substr(at + 4, body.find('}', at) - at - 4),
+                           &n);
+  }
+  return n;
+}
+
+std::string PayloadKey(const std::string& body) {
+  const size_t at = body.find("\"key\":\"");
+  if (at == std::string::npos) return "";
+  return body.substr(at + 7, body.find('"', at + 7) - at - 7);
+}
+
+TEST_F(AgentDeliveryTest, ThousandEventsDeliveredExactlyOnceInKeyOrder) {
+  StartSink();
+  const std::vector<std::string> ids = CommitEvents(1000, /*keys=*/10);
+  auto agent = MakeAgent(Config());
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainWith(agent.get()), 0u);
+
+  std::map<std::string, int> delivered = Delivered();
+  EXPECT_EQ(delivered.size(), ids.size());
+  for (const std::string& id : ids) EXPECT_EQ(delivered[id], 1) << id;
+  std::map<std::string, int> last_n;
+  int checked = 0;
+  for (const testing::SinkLine& l : SinkLog()) {
+    EXPECT_TRUE(l.signature_valid) << l.id;
+    EXPECT_FALSE(l.duplicate) << l.id;
+    const std::string key = PayloadKey(l.body);
+    const int n = PayloadN(l.body);
+    ASSERT_GE(n, 0) << l.body;
+    auto it = last_n.find(key);
+    if (it != last_n.end()) {
+      EXPECT_LT(it->second, n) << "key " << key;
+    }
+    last_n[key] = n;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 1000);
+  EXPECT_EQ(agent->stats().delivered, 1000u);
+  EXPECT_EQ(store_->GetStats()->delivered_total, 1000u);
+}
+
+TEST_F(AgentDeliveryTest, ServerErrorsAreRetriedUntilDelivered) {
+  StartSink({"--fail-rate", "0.4", "--seed", "7"});
+  const std::vector<std::string> ids = CommitEvents(30, /*keys=*/3);
+  auto agent = MakeAgent(Config());
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  EXPECT_EQ(Delivered().size(), ids.size());
+  int failures = 0;
+  for (const testing::SinkLine& l : SinkLog()) failures += l.status == 503;
+  EXPECT_GT(failures, 0);
+  EXPECT_EQ(agent->stats().retries_scheduled, static_cast<uint64_t>(failures));
+}
+
+TEST_F(AgentDeliveryTest, ThrottlingWaitsAtLeastRetryAfter) {
+  StartSink({"--throttle-rate", "0.5", "--retry-after", "1", "--seed", "3"});
+  CommitEvents(10);
+  auto agent = MakeAgent(Config());
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  // Per id, the request after a 429 came at least Retry-After (1 s) later,
+  // by the sink's own receive times (a millisecond of rounding allowed).
+  std::map<std::string, int64_t> throttled_at;
+  int gaps = 0;
+  for (const testing::SinkLine& l : SinkLog()) {
+    auto it = throttled_at.find(l.id);
+    if (it != throttled_at.end()) {
+      EXPECT_GE(l.ts_ms - it->second, 999) << l.id;
+      ++gaps;
+      throttled_at.erase(it);
+    }
+    if (l.status == 429) throttled_at[l.id] = l.ts_ms;
+  }
+  EXPECT_GT(gaps, 0);
+}
+
+TEST_F(AgentDeliveryTest, BadRequestDeadLettersAtOnce) {
+  StartSink();
+  const std::vector<std::string> ids = CommitEvents(1);
+  auto agent = MakeAgent(Config("/status/400"));
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainWith(agent.get()), 0u);
+  EXPECT_EQ(SinkLog().size(), 1u);
+  auto dead = store_->FindDeadLetter(ids[0]);
+  ASSERT_OUTBOX_OK(dead);
+  EXPECT_NE(dead->reason.find("400"), std::string::npos) << dead->reason;
+}
+
+TEST_F(AgentDeliveryTest, GonePausesTheDestinationUntilResumed) {
+  StartSink();
+  CommitEvents(3, /*keys=*/3);  // independent keys: only the pause holds them
+  auto agent = MakeAgent(Config("/status/410"));
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainWith(agent.get()), 3u);
+  // Requests already in flight when the first 410 came back also got one.
+  const size_t answered = SinkLog().size();
+  EXPECT_GE(answered, 1u);
+  CommitEvents(3, /*keys=*/3);
+  EXPECT_EQ(DrainWith(agent.get()), 6u);
+  EXPECT_EQ(SinkLog().size(), answered) << "nothing sent while paused";
+
+  ASSERT_OUTBOX_OK(agent->ResumeDestination("sink"));
+  EXPECT_EQ(DrainWith(agent.get()), 6u);
+  EXPECT_GT(SinkLog().size(), answered);
+  EXPECT_STATUS_CODE(agent->ResumeDestination("nope"),
+                     absl::StatusCode::kNotFound);
+}
+
+TEST_F(AgentDeliveryTest, ReplayDeliversADeadLetter) {
+  StartSink();
+  const std::vector<std::string> ids = CommitEvents(1);
+  {
+    auto rejecting = MakeAgent(Config("/status/422"));
+    ASSERT_NE(rejecting, nullptr);
+    EXPECT_EQ(DrainWith(rejecting.get()), 0u);
+  }
+  ASSERT_OUTBOX_OK(store_->FindDeadLetter(ids[0]));
+  ASSERT_OUTBOX_OK(store_->Replay(ids[0]));
+  auto agent = MakeAgent(Config());
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainWith(agent.get()), 0u);
+  EXPECT_EQ(Delivered()[ids[0]], 1);
+}
+
+TEST_F(AgentDeliveryTest, LostAnswerIsResentWithSameIdAndSeenAsDuplicate) {
+  StartSink({"--drop-rate", "0.5", "--seed", "11"});
+  const std::vector<std::string> ids = CommitEvents(20);
+  auto agent = MakeAgent(Config());
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  std::set<std::string> dropped;
+  int duplicates_after_drop = 0;
+  for (const testing::SinkLine& l : SinkLog()) {
+    if (l.dropped) {
+      dropped.insert(l.id);
+    } else if (dropped.count(l.id) > 0) {
+      EXPECT_TRUE(l.duplicate) << "resend of " << l.id;
+      duplicates_after_drop += l.duplicate;
+    }
+  }
+  EXPECT_FALSE(dropped.empty());
+  EXPECT_GT(duplicates_after_drop, 0);
+  for (const std::string& id : ids) EXPECT_GE(Delivered()[id], 1) << id;
+}
+
+TEST_F(AgentDeliveryTest, WrongSecretIsFlaggedBySinkAndDeadLettered) {
+  StartSink();
+  const std::vector<std::string> ids = CommitEvents(1);
+  secret_path_ =
+      SecretFile("whsec_" + std::string("c2VjcmV0LXRoYXQtaXMtd3Jvbmc="));
+  auto agent = MakeAgent(Config());
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainWith(agent.get()), 0u);
+  std::vector<testing::SinkLine> log = SinkLog();
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_FALSE(log[0].signature_valid);
+  EXPECT_EQ(log[0].status, 401);
+  EXPECT_OUTBOX_OK(store_->FindDeadLetter(ids[0]));
+}
+
+TEST_F(AgentDeliveryTest, UnroutableTypeIsDeadLetteredWithReason) {
+  StartSink();
+  const std::vector<std::string> ids = CommitEvents(1, 0, "audit.trail");
+  const std::string config = absl::StrCat(R"(
+    destinations { name: "sink" url: "http://127.0.0.1:)",
+                                          port_, R"(/" }
+    routes { event_type: "sale.*" destination: "sink" }
+  )");
+  auto agent = MakeAgent(config);
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainWith(agent.get()), 0u);
+  auto dead = store_->FindDeadLetter(ids[0]);
+  ASSERT_OUTBOX_OK(dead);
+  EXPECT_NE(dead->reason.find("audit.trail"), std::string::npos)
+      << dead->reason;
+  EXPECT_TRUE(SinkLog().empty());
+}
+
+}  // namespace
+}  // namespace outbox
