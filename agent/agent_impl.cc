@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "agent/delivery.h"
+#include "lib/crash_points.h"
 #include "lib/status_macros.h"
 
 namespace outbox {
@@ -274,6 +275,7 @@ absl::Status AgentImpl::StartDueEvents() {
     }
     const uint64_t tag = next_tag_++;
     HttpRequest request = BuildRequest(event, **destination, now, tag);
+    internal::CrashPoint(internal::kAgentBeforeSend);
     absl::Status started = transport_->Start(std::move(request));
     if (absl::IsResourceExhausted(started)) break;  // full; next round
     if (!started.ok()) {
@@ -316,6 +318,9 @@ absl::Status AgentImpl::ApplyDecision(const InFlight& flight,
   const PendingEvent& event = flight.event;
   const Destination& destination = *flight.destination;
   const Decision d = Decide(result, event, destination.retry, now, bitgen_);
+  // The receiver may have acted on it (or answered 2xx) and the store does
+  // not know yet: a crash here means a resend with the same id.
+  internal::CrashPoint(internal::kAgentAfterAnswer);
   if (d.kind == Decision::Kind::kOffline) {
     ++stats_.offline_results;
     MarkUnreachable(flight, d.error);

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/codec.h"
+#include "lib/crash_points.h"
 #include "lib/keys.h"
 #include "lib/rocks_status.h"
 #include "lib/slices.h"
@@ -146,6 +147,7 @@ absl::StatusOr<size_t> StoreImpl::PurgeExpiredIdempotencyKeys() {
   }
   OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "purging idempotency keys"));
   if (purged == 0) return purged;
+  internal::CrashPoint(internal::kPurgeBeforeWrite);
   OUTBOX_RETURN_IF_ERROR(
       WriteLocked(&batch, state_, "purging idempotency keys"));
   return purged;
@@ -176,6 +178,7 @@ absl::StatusOr<size_t> StoreImpl::PurgeDeadLetters(absl::Time cutoff) {
   storage::QueueState next = state_;
   next.set_dead_count(next.dead_count() > purged ? next.dead_count() - purged
                                                  : 0);
+  internal::CrashPoint(internal::kPurgeBeforeWrite);
   OUTBOX_RETURN_IF_ERROR(WriteLocked(&batch, next, "purging dead letters"));
   return purged;
 }

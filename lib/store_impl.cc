@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/codec.h"
+#include "lib/crash_points.h"
 #include "lib/keys.h"
 #include "lib/rocks_status.h"
 #include "lib/slices.h"
@@ -35,10 +36,12 @@ absl::Status ValidateEvent(size_t index, const Txn::EmittedEvent& e) {
 
 }  // namespace
 
-StoreImpl::StoreImpl(const Options& options, std::string path, bool read_only)
+StoreImpl::StoreImpl(const Options& options, std::string path, bool read_only,
+                     const StoreTestOptions& test)
     : options_(options),
       path_(std::move(path)),
       read_only_(read_only),
+      test_(test),
       clock_(options.clock != nullptr ? options.clock : SystemClock()) {}
 
 StoreImpl::~StoreImpl() { Close().IgnoreError(); }
@@ -92,14 +95,14 @@ absl::Status StoreImpl::WritableLocked() {
 
 absl::Status StoreImpl::WriteLocked(rocksdb::WriteBatch* batch,
                                     const storage::QueueState& next,
-                                    absl::string_view what) {
+                                    absl::string_view what, bool sync) {
   OUTBOX_RETURN_IF_ERROR(WritableLocked());
   // The counters travel in the same batch as the change they count, so after
   // any crash they match the entries exactly.
   rocksdb::Status s = batch->Put(meta_, keys::kQueueStateKey, Encode(next));
   if (!s.ok()) return FromRocks(s, what);
   rocksdb::WriteOptions wo;
-  wo.sync = options_.sync;
+  wo.sync = sync;
   s = db_->Write(wo, batch);
   if (!s.ok()) {
     absl::Status status = FromRocks(s, what);
@@ -126,6 +129,10 @@ absl::StatusOr<CommitResult> StoreImpl::Commit(const Txn& txn) {
                      " bytes; the limit is ", kMaxIdempotencyKeyBytes));
   }
   rocksdb::WriteBatch batch;
+  // The broken split variant puts the records in a batch of their own.
+  rocksdb::WriteBatch split_records;
+  rocksdb::WriteBatch& records =
+      test_.split_commit_batches ? split_records : batch;
   for (const Txn::RecordOp& op : txn.records()) {
     rocksdb::ColumnFamilyHandle* h = TableHandle(op.table);
     if (h == nullptr) {
@@ -137,8 +144,8 @@ absl::StatusOr<CommitResult> StoreImpl::Commit(const Txn& txn) {
           absl::StrCat("empty key in table '", op.table, "'"));
     }
     rocksdb::Status s = op.kind == Txn::OpKind::kPut
-                            ? batch.Put(h, op.key, op.value)
-                            : batch.Delete(h, op.key);
+                            ? records.Put(h, op.key, op.value)
+                            : records.Delete(h, op.key);
     if (!s.ok()) return FromRocks(s, "building the commit");
   }
   for (size_t i = 0; i < txn.events().size(); ++i) {
@@ -233,7 +240,15 @@ absl::StatusOr<CommitResult> StoreImpl::Commit(const Txn& txn) {
                        "commit would pass Options::max_pending_bytes (",
                        options_.max_pending_bytes, "); nothing was written"));
     }
-    OUTBOX_RETURN_IF_ERROR(WriteLocked(&batch, next, "commit"));
+    const bool sync = options_.sync && !test_.skip_commit_sync;
+    internal::CrashPoint(internal::kCommitBeforeWrite);
+    if (test_.split_commit_batches && split_records.Count() > 0) {
+      OUTBOX_RETURN_IF_ERROR(
+          WriteLocked(&split_records, state_, "commit (records)", sync));
+      internal::CrashPoint(internal::kCommitBetweenSplitBatches);
+    }
+    OUTBOX_RETURN_IF_ERROR(WriteLocked(&batch, next, "commit", sync));
+    internal::CrashPoint(internal::kCommitAfterWrite);
     for (const auto& [seq, key, due_ms] : indexed) index_.Add(seq, key, due_ms);
     result.response = txn.response();
   }

@@ -26,12 +26,21 @@
 
 namespace outbox {
 
+// Deliberately broken variants of the store, so that crash suites can prove
+// they catch what they claim to. Never set outside tests.
+struct StoreTestOptions {
+  // Commits return before the log is fsync'ed, whatever Options::sync says.
+  bool skip_commit_sync = false;
+  // A commit writes the caller's records and the outbox entries in two
+  // separate batches (crash point kCommitBetweenSplitBatches between them).
+  bool split_commit_batches = false;
+};
+
 // Opens a store whose files are reached through `env` (borrowed; must
 // outlive the store). Tests pass an Env over a fault-injecting FileSystem.
-absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(const Options& options,
-                                                        const std::string& path,
-                                                        rocksdb::Env* env,
-                                                        bool read_only = false);
+absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(
+    const Options& options, const std::string& path, rocksdb::Env* env,
+    bool read_only = false, const StoreTestOptions& test = StoreTestOptions());
 
 // Thread-safety: as Store. All writes hold mu_ from building the batch to
 // installing the new QueueState, so that the counters written with a batch
@@ -71,9 +80,11 @@ class StoreImpl final : public Store {
 
  private:
   friend absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(
-      const Options&, const std::string&, rocksdb::Env*, bool);
+      const Options&, const std::string&, rocksdb::Env*, bool,
+      const StoreTestOptions&);
 
-  StoreImpl(const Options& options, std::string path, bool read_only);
+  StoreImpl(const Options& options, std::string path, bool read_only,
+            const StoreTestOptions& test);
 
   // Open steps (store_open.cc).
   absl::Status OpenDb(rocksdb::Env* env);
@@ -90,8 +101,14 @@ class StoreImpl final : public Store {
   // errors.
   absl::Status WriteLocked(rocksdb::WriteBatch* batch,
                            const storage::QueueState& next,
-                           absl::string_view what)
+                           absl::string_view what, bool sync)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status WriteLocked(rocksdb::WriteBatch* batch,
+                           const storage::QueueState& next,
+                           absl::string_view what)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return WriteLocked(batch, next, what, options_.sync);
+  }
   // OK, or why writes are refused (closed, or an earlier failed write).
   absl::Status WritableLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The smallest pending seq greater than `seq`, or next_seq if none.
@@ -122,6 +139,7 @@ class StoreImpl final : public Store {
   const std::string path_;
   // Opened as a RocksDB secondary instance: reads only, next to a writer.
   const bool read_only_;
+  const StoreTestOptions test_;
   std::string secondary_dir_;  // the secondary's own scratch directory
   Clock* const clock_;
 

@@ -136,16 +136,16 @@ absl::StatusOr<std::vector<std::string>> Store::ListTables(
   return tables;
 }
 
-absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(const Options& options,
-                                                        const std::string& path,
-                                                        rocksdb::Env* env,
-                                                        bool read_only) {
+absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(
+    const Options& options, const std::string& path, rocksdb::Env* env,
+    bool read_only, const StoreTestOptions& test) {
   if (!read_only) OUTBOX_RETURN_IF_ERROR(ValidateTables(options.tables));
   if (options.max_pending_events == 0 || options.max_pending_bytes == 0) {
     return absl::InvalidArgumentError(
         "Options::max_pending_events and max_pending_bytes must be > 0");
   }
-  std::unique_ptr<StoreImpl> store(new StoreImpl(options, path, read_only));
+  std::unique_ptr<StoreImpl> store(
+      new StoreImpl(options, path, read_only, test));
   OUTBOX_RETURN_IF_ERROR(store->OpenDb(env));
   return std::unique_ptr<Store>(std::move(store));
 }
@@ -231,12 +231,11 @@ absl::Status StoreImpl::OpenDb(rocksdb::Env* env) {
     if (name == keys::kPendingFamily) pending_ = h;
     if (name == keys::kDeadFamily) dead_ = h;
     if (name == keys::kIdempotencyFamily) idem_ = h;
-    const bool is_table = read_only_
-                              ? name != rocksdb::kDefaultColumnFamilyName &&
-                                    !absl::StartsWith(name, keys::kReservedPrefix)
-                              : std::find(options_.tables.begin(),
-                                          options_.tables.end(),
-                                          name) != options_.tables.end();
+    const bool is_table =
+        read_only_ ? name != rocksdb::kDefaultColumnFamilyName &&
+                         !absl::StartsWith(name, keys::kReservedPrefix)
+                   : std::find(options_.tables.begin(), options_.tables.end(),
+                               name) != options_.tables.end();
     if (is_table) tables_[name] = h;
   }
   OUTBOX_RETURN_IF_ERROR(LoadOrCreateManifest(fresh, families));
@@ -350,9 +349,8 @@ absl::Status StoreImpl::LoadQueueState() {
 
 absl::Status StoreImpl::MakeSecondaryDir() {
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern =
-      absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
-                   "/outbox-reader-XXXXXX");
+  std::string pattern = absl::StrCat(
+      tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/outbox-reader-XXXXXX");
   if (mkdtemp(pattern.data()) == nullptr) {
     return absl::UnavailableError(absl::StrCat(
         "cannot create a scratch directory for a read-only open (", pattern,

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/codec.h"
+#include "lib/crash_points.h"
 #include "lib/keys.h"
 #include "lib/rocks_status.h"
 #include "lib/slices.h"
@@ -139,6 +140,7 @@ absl::Status StoreImpl::RecordAttempt(const PendingEvent& event,
   storage::QueueState next = state_;
   next.set_pending_bytes(
       SaturatingSub(next.pending_bytes(), stored.value.size()) + value.size());
+  internal::CrashPoint(internal::kAttemptBeforeWrite);
   OUTBOX_RETURN_IF_ERROR(
       WriteLocked(&batch, next, "recording a delivery attempt"));
   index_.Reschedule(event.seq, entry.ordering_key(),
@@ -161,6 +163,7 @@ absl::Status StoreImpl::MarkDelivered(const PendingEvent& event) {
     OUTBOX_ASSIGN_OR_RETURN(uint64_t head, HeadAfterLocked(event.seq));
     next.set_head_seq(head);
   }
+  internal::CrashPoint(internal::kDeliveredBeforeWrite);
   OUTBOX_RETURN_IF_ERROR(
       WriteLocked(&batch, next, "marking an event delivered"));
   index_.Remove(event.seq, stored.entry.ordering_key(),
@@ -183,6 +186,7 @@ absl::Status StoreImpl::BuryLocked(uint64_t seq, size_t bytes,
     OUTBOX_ASSIGN_OR_RETURN(uint64_t head, HeadAfterLocked(seq));
     next.set_head_seq(head);
   }
+  internal::CrashPoint(internal::kDeadLetterBeforeWrite);
   return WriteLocked(&batch, next, what);
 }
 
@@ -283,6 +287,7 @@ absl::Status StoreImpl::Replay(absl::string_view event_id) {
     s = batch.Put(pending_, keys::Seq(entry.seq()), pending_value);
     if (s.ok()) s = batch.Delete(dead_, replayed_id);
     if (!s.ok()) return FromRocks(s, "replaying a dead letter");
+    internal::CrashPoint(internal::kReplayBeforeWrite);
     OUTBOX_RETURN_IF_ERROR(
         WriteLocked(&batch, next, "replaying a dead letter"));
     index_.Add(entry.seq(), entry.ordering_key(), entry.next_attempt_unix_ms());

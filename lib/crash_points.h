@@ -1,0 +1,43 @@
+// Copyright (c) edge-outbox authors.
+//
+// Named crash points: places in the data path where a crash test may cut the
+// power (see tests/crash/). Production code registers nothing, and each
+// point then costs one atomic load.
+//
+// A registered hook typically kills the fault-injecting file system: from
+// then on nothing reaches the disk, exactly as if the power had gone at that
+// line, and the test reopens the store to see what survived.
+
+#ifndef OUTBOX_LIB_CRASH_POINTS_H_
+#define OUTBOX_LIB_CRASH_POINTS_H_
+
+#include <functional>
+
+#include "absl/strings/string_view.h"
+
+namespace outbox::internal {
+
+// The points, in data-path order.
+inline constexpr char kCommitBeforeWrite[] = "commit.before_write";
+inline constexpr char kCommitBetweenSplitBatches[] =
+    "commit.between_split_batches";  // only with a broken test variant
+inline constexpr char kCommitAfterWrite[] = "commit.after_write";
+inline constexpr char kAgentBeforeSend[] = "agent.before_send";
+inline constexpr char kAgentAfterAnswer[] = "agent.after_answer";
+inline constexpr char kAttemptBeforeWrite[] = "attempt.before_write";
+inline constexpr char kDeliveredBeforeWrite[] = "delivered.before_write";
+inline constexpr char kDeadLetterBeforeWrite[] = "dead_letter.before_write";
+inline constexpr char kReplayBeforeWrite[] = "replay.before_write";
+inline constexpr char kPurgeBeforeWrite[] = "purge.before_write";
+
+// Registers `hook`, called with the point's name each time a point is
+// passed (on whatever thread passes it). An empty function unregisters.
+// For tests only. Thread-safe.
+void TEST_SetCrashHook(std::function<void(absl::string_view point)> hook);
+
+// Calls the registered hook, if any.
+void CrashPoint(absl::string_view point);
+
+}  // namespace outbox::internal
+
+#endif  // OUTBOX_LIB_CRASH_POINTS_H_
