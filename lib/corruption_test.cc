@@ -150,5 +150,26 @@ TEST_F(CorruptionTest, CorruptDeadLetterIsDataLossNamingKey) {
   EXPECT_THAT(std::string(dead.status().message()), HasSubstr("some-id"));
 }
 
+TEST_F(CorruptionTest, CorruptDeadLetterDoesNotHideTheOthers) {
+  CommitEvent(MakeEvent("t"));
+  WriteRaw(keys::kDeadFamily, "damaged-id", "\xff\xfe");
+  Reopen();
+  ASSERT_OUTBOX_OK(store_->MoveToDeadLetters(OnlyDue(), "rejected"));
+  auto dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  ASSERT_EQ(dead->size(), 2u);
+  int damaged = 0;
+  for (const DeadLetter& d : *dead) {
+    if (d.undecodable) {
+      ++damaged;
+      EXPECT_EQ(d.event.id, "damaged-id");
+      EXPECT_THAT(d.reason, HasSubstr("damaged-id"));
+    } else {
+      EXPECT_EQ(d.reason, "rejected");
+    }
+  }
+  EXPECT_EQ(damaged, 1);
+}
+
 }  // namespace
 }  // namespace outbox

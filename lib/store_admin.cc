@@ -100,9 +100,19 @@ absl::StatusOr<std::vector<DeadLetter>> StoreImpl::ListDeadLetters(
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), dead_));
   for (it->SeekToFirst(); it->Valid() && out.size() < limit; it->Next()) {
-    OUTBOX_ASSIGN_OR_RETURN(
-        DeadLetter dead, DecodeDeadLetter(View(it->key()), View(it->value())));
-    out.push_back(std::move(dead));
+    absl::StatusOr<DeadLetter> dead =
+        DecodeDeadLetter(View(it->key()), View(it->value()));
+    if (!dead.ok()) {
+      // A damaged dead letter must not hide the others: list it by its key,
+      // with the decoding error as its reason.
+      DeadLetter damaged;
+      damaged.event.id = it->key().ToString();
+      damaged.reason = std::string(dead.status().message());
+      damaged.undecodable = true;
+      out.push_back(std::move(damaged));
+      continue;
+    }
+    out.push_back(*std::move(dead));
   }
   OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "listing dead letters"));
   return out;

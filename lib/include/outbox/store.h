@@ -168,7 +168,8 @@ class Store {
 
   // Lists pending events in commit order / dead letters in id order, at most
   // `limit` (for tools and tests: these scan). Undecodable pending entries are
-  // left out; NextDue reports them.
+  // left out (NextDue reports them); an undecodable dead letter is listed with
+  // undecodable = true, its key as id and the decoding error as reason.
   virtual absl::StatusOr<std::vector<PendingEvent>> ListPending(
       size_t limit) = 0;
   virtual absl::StatusOr<std::vector<DeadLetter>> ListDeadLetters(
