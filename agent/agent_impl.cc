@@ -225,6 +225,7 @@ absl::Status AgentImpl::Step() {
   OUTBOX_RETURN_IF_ERROR(Housekeeping(now));
 
   absl::Time wake = std::min(next_due_, next_housekeeping_);
+  if (now < store_full_until_) wake = std::min(wake, store_full_until_);
   for (const auto& [name, state] : destinations_) {
     if (!state.reachable && !state.probe_in_flight) {
       wake = std::min(wake, state.probe_at);
@@ -237,7 +238,9 @@ absl::Status AgentImpl::Step() {
 absl::Status AgentImpl::StartDueEvents() {
   const absl::Time now = clock_->Now();
   const size_t max = static_cast<size_t>(config_.agent.max_in_flight);
-  if (in_flight_.size() >= max) return absl::OkStatus();
+  if (in_flight_.size() >= max || now < store_full_until_) {
+    return absl::OkStatus();
+  }
 
   absl::flat_hash_set<std::string> probing;  // one probe per destination
   auto eligible = [&](const PendingEvent& e) {
@@ -251,8 +254,14 @@ absl::Status AgentImpl::StartDueEvents() {
     if (state.probe_in_flight || state.probe_at > now) return false;
     return probing.insert((*d)->name).second;
   };
-  OUTBOX_ASSIGN_OR_RETURN(DueEvents due,
-                          store_->NextDue(max - in_flight_.size(), eligible));
+  absl::StatusOr<DueEvents> next =
+      store_->NextDue(max - in_flight_.size(), eligible);
+  if (absl::IsResourceExhausted(next.status())) {
+    PauseForFullDisk(next.status());
+    return absl::OkStatus();
+  }
+  if (!next.ok()) return next.status();
+  DueEvents& due = *next;
   next_due_ = due.next_due;
 
   for (uint64_t seq : due.undecodable_seqs) {
@@ -364,7 +373,22 @@ absl::Status AgentImpl::ApplyDecision(const InFlight& flight,
     Log(absl::StrCat("event ", event.id, ": ", s.message()));
     return absl::OkStatus();
   }
+  if (absl::IsResourceExhausted(s)) {
+    // The disk is full: the event stays as it was (a delivered one will be
+    // sent again, with the same id). Pause sending until there may be room.
+    PauseForFullDisk(s);
+    return absl::OkStatus();
+  }
   return s;
+}
+
+void AgentImpl::PauseForFullDisk(const absl::Status& why) {
+  if (clock_->Now() >= store_full_until_) {
+    Log(absl::StrCat("store cannot write (", why.message(),
+                     "); pausing deliveries for ",
+                     absl::FormatDuration(kFullDiskPause)));
+  }
+  store_full_until_ = clock_->Now() + kFullDiskPause;
 }
 
 void AgentImpl::MarkReachable(const Destination& d) {
@@ -398,10 +422,18 @@ absl::Status AgentImpl::Housekeeping(absl::Time now) {
   if (now < next_housekeeping_) return absl::OkStatus();
   next_housekeeping_ = now + config_.agent.idempotency_purge_interval;
   absl::StatusOr<size_t> keys = store_->PurgeExpiredIdempotencyKeys();
+  if (absl::IsResourceExhausted(keys.status())) {
+    PauseForFullDisk(keys.status());  // purging can wait for room
+    return absl::OkStatus();
+  }
   if (!keys.ok()) return keys.status();
   if (config_.agent.dead_letter_retention > absl::ZeroDuration()) {
     absl::StatusOr<size_t> dead =
         store_->PurgeDeadLetters(now - config_.agent.dead_letter_retention);
+    if (absl::IsResourceExhausted(dead.status())) {
+      PauseForFullDisk(dead.status());
+      return absl::OkStatus();
+    }
     if (!dead.ok()) return dead.status();
     if (*dead > 0) {
       Log(absl::StrCat(

@@ -73,6 +73,8 @@ class AgentImpl final : public Agent {
   absl::Status Housekeeping(absl::Time now);
   void MarkReachable(const Destination& d);
   void MarkUnreachable(const InFlight& flight, absl::string_view why);
+  // The store reported a full disk: start nothing for kFullDiskPause.
+  void PauseForFullDisk(const absl::Status& why);
   // Sleeps in epoll_wait until something is ready.
   absl::Status Wait();
   void ArmTimer(absl::Time when);
@@ -100,6 +102,8 @@ class AgentImpl final : public Agent {
 
   absl::Time next_due_ = absl::InfinitePast();  // from the last NextDue
   absl::Time next_housekeeping_ = absl::InfinitePast();
+  static constexpr absl::Duration kFullDiskPause = absl::Seconds(5);
+  absl::Time store_full_until_ = absl::InfinitePast();
   bool idle_ = false;  // the last round started nothing and nothing is due
 
   AgentStats stats_;

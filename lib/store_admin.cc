@@ -64,6 +64,8 @@ absl::StatusOr<std::vector<PendingEvent>> StoreImpl::ListPending(size_t limit) {
   }
   std::vector<PendingEvent> out;
   if (limit == 0) return out;
+  absl::ReaderMutexLock r(&db_mu_);
+  OUTBOX_RETURN_IF_ERROR(DbReady());
   OUTBOX_RETURN_IF_ERROR(
       ScanPending(db_.get(), pending_, head, end, [&](PendingEvent e) {
         out.push_back(std::move(e));
@@ -81,6 +83,8 @@ absl::StatusOr<PendingEvent> StoreImpl::FindPending(absl::string_view id) {
     end = state_.next_seq();
   }
   std::optional<PendingEvent> found;
+  absl::ReaderMutexLock r(&db_mu_);
+  OUTBOX_RETURN_IF_ERROR(DbReady());
   OUTBOX_RETURN_IF_ERROR(
       ScanPending(db_.get(), pending_, head, end, [&](PendingEvent e) {
         if (e.id != id) return true;
@@ -97,6 +101,8 @@ absl::StatusOr<std::vector<DeadLetter>> StoreImpl::ListDeadLetters(
     size_t limit) {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
   std::vector<DeadLetter> out;
+  absl::ReaderMutexLock r(&db_mu_);
+  OUTBOX_RETURN_IF_ERROR(DbReady());
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), dead_));
   for (it->SeekToFirst(); it->Valid() && out.size() < limit; it->Next()) {
@@ -121,6 +127,8 @@ absl::StatusOr<std::vector<DeadLetter>> StoreImpl::ListDeadLetters(
 absl::StatusOr<DeadLetter> StoreImpl::FindDeadLetter(absl::string_view id) {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
   std::string value;
+  absl::ReaderMutexLock r(&db_mu_);
+  OUTBOX_RETURN_IF_ERROR(DbReady());
   rocksdb::Status s =
       db_->Get(rocksdb::ReadOptions(), dead_, ToSlice(id), &value);
   if (s.IsNotFound()) {
@@ -195,6 +203,8 @@ absl::StatusOr<size_t> StoreImpl::PurgeDeadLetters(absl::Time cutoff) {
 
 absl::StatusOr<size_t> StoreImpl::TEST_ScanFromZero(size_t limit) {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  absl::ReaderMutexLock r(&db_mu_);
+  OUTBOX_RETURN_IF_ERROR(DbReady());
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), pending_));
   size_t found = 0;
@@ -218,6 +228,8 @@ absl::StatusOr<Stats> StoreImpl::GetStats() {
   }
   // The oldest pending event is the first decodable one from the head.
   std::optional<absl::Time> oldest;
+  absl::ReaderMutexLock r(&db_mu_);
+  OUTBOX_RETURN_IF_ERROR(DbReady());
   OUTBOX_RETURN_IF_ERROR(
       ScanPending(db_.get(), pending_, head, end, [&](PendingEvent e) {
         oldest = e.created;

@@ -49,6 +49,17 @@ StoreImpl::~StoreImpl() { Close().IgnoreError(); }
 absl::Status StoreImpl::Close() {
   absl::MutexLock l(&mu_);
   if (closed_.exchange(true) || db_ == nullptr) return absl::OkStatus();
+  // (db_ is null only if a reopen after a full disk failed: nothing to do.)
+  absl::Status status = CloseDbLocked();
+  if (!secondary_dir_.empty()) {
+    std::error_code ignored;  // scratch space only; nothing of the store
+    std::filesystem::remove_all(secondary_dir_, ignored);
+  }
+  return status;
+}
+
+absl::Status StoreImpl::CloseDbLocked() {
+  absl::WriterMutexLock w(&db_mu_);
   // With Options::sync every acknowledged write is already on disk; without
   // it this is where the tail of the log becomes durable. After a failed
   // write the log's writer is in an error state and must not be touched:
@@ -62,14 +73,62 @@ absl::Status StoreImpl::Close() {
     if (status.ok()) status = s;
   }
   handles_.clear();
+  tables_.clear();
+  meta_ = pending_ = dead_ = idem_ = nullptr;
   absl::Status s = FromRocks(db_->Close(), "closing the store");
   if (status.ok()) status = s;
   db_.reset();
-  if (!secondary_dir_.empty()) {
-    std::error_code ignored;  // scratch space only; nothing of the store
-    std::filesystem::remove_all(secondary_dir_, ignored);
-  }
   return status;
+}
+
+absl::Status StoreImpl::ProbeFreeSpaceLocked() {
+  // Reopening needs room for a new log and manifest. Closing first and then
+  // finding no room would leave nothing open to read from, so make sure a
+  // modest file can be written and synced before letting go of the old DB.
+  const std::string probe = path_ + "/outbox-space-probe.tmp";
+  std::unique_ptr<rocksdb::WritableFile> file;
+  rocksdb::Status s =
+      env_->NewWritableFile(probe, &file, rocksdb::EnvOptions());
+  if (s.ok()) {
+    const std::string block(64 << 10, '\0');
+    for (int i = 0; i < 4 && s.ok(); ++i) s = file->Append(block);
+    if (s.ok()) s = file->Sync();
+    rocksdb::Status closed = file->Close();
+    if (s.ok()) s = closed;
+  }
+  env_->DeleteFile(probe).PermitUncheckedError();
+  return FromRocks(s, "probing for free disk space");
+}
+
+absl::Status StoreImpl::ReopenAfterFullDiskLocked() {
+  // RocksDB stops writing after a failed log write, and Debian's build
+  // asserts if it is made to write again after its own recovery. Closing
+  // and reopening is the robust way back: recovery drops the torn tail of
+  // the log (the failed write, which never returned OK) and starts a new
+  // log, and the queue state and index are rebuilt from what is stored.
+  OUTBOX_RETURN_IF_ERROR(ProbeFreeSpaceLocked());
+  if (db_ != nullptr) {
+    CloseDbLocked().IgnoreError();  // the failed write already said why
+  }
+  index_ = QueueIndex();
+  absl::Status opened;
+  {
+    absl::WriterMutexLock w(&db_mu_);
+    opened = OpenDb(env_);
+  }
+  // If this fails too, leave nothing half-open: readers get DbReady()'s
+  // error and the next write tries again.
+  if (!opened.ok() && db_ != nullptr) CloseDbLocked().IgnoreError();
+  return opened;
+}
+
+absl::Status StoreImpl::DbReady() const {
+  if (db_ == nullptr) {
+    return absl::ResourceExhaustedError(
+        "the store could not be reopened after the disk filled up; free "
+        "space: the next write tries again");
+  }
+  return absl::OkStatus();
 }
 
 absl::Status StoreImpl::CheckOpen() const {
@@ -84,6 +143,16 @@ absl::Status StoreImpl::WritableLocked() {
   if (read_only_) {
     return absl::FailedPreconditionError(
         "the store was opened read-only (Store::OpenReadOnly)");
+  }
+  if (absl::IsResourceExhausted(write_error_)) {
+    // The disk was full. Try again now: space may have come back.
+    absl::Status reopened = ReopenAfterFullDiskLocked();
+    if (!reopened.ok()) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the disk is still full (", reopened.message(),
+                       "); free space and retry"));
+    }
+    write_error_ = absl::OkStatus();
   }
   if (!write_error_.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -128,6 +197,10 @@ absl::StatusOr<CommitResult> StoreImpl::Commit(const Txn& txn) {
         absl::StrCat("idempotency key is ", txn.idempotency_key().size(),
                      " bytes; the limit is ", kMaxIdempotencyKeyBytes));
   }
+  absl::MutexLock l(&mu_);
+  // First: a store recovering from a full disk reopens here, which replaces
+  // the column family handles the batch is built with.
+  OUTBOX_RETURN_IF_ERROR(WritableLocked());
   rocksdb::WriteBatch batch;
   // The broken split variant puts the records in a batch of their own.
   rocksdb::WriteBatch split_records;
@@ -154,8 +227,6 @@ absl::StatusOr<CommitResult> StoreImpl::Commit(const Txn& txn) {
 
   CommitResult result;
   {
-    absl::MutexLock l(&mu_);
-    OUTBOX_RETURN_IF_ERROR(WritableLocked());
     const absl::Time now = Now();
     const int64_t now_ms = ToStoredMillis(now);
 
@@ -259,6 +330,8 @@ absl::StatusOr<CommitResult> StoreImpl::Commit(const Txn& txn) {
 absl::StatusOr<std::string> StoreImpl::Get(absl::string_view table,
                                            absl::string_view key) {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  absl::ReaderMutexLock r(&db_mu_);
+  OUTBOX_RETURN_IF_ERROR(DbReady());
   rocksdb::ColumnFamilyHandle* h = TableHandle(table);
   if (h == nullptr) {
     return absl::InvalidArgumentError(

@@ -87,14 +87,23 @@ class StoreImpl final : public Store {
             const StoreTestOptions& test);
 
   // Open steps (store_open.cc).
-  absl::Status OpenDb(rocksdb::Env* env);
+  absl::Status OpenDb(rocksdb::Env* env)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, db_mu_);
   absl::Status MakeSecondaryDir();
   absl::Status LoadOrCreateManifest(
-      bool fresh, const std::vector<std::string>& existing_families);
-  absl::Status LoadQueueState();
+      bool fresh, const std::vector<std::string>& existing_families)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, db_mu_);
+  absl::Status LoadQueueState() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, db_mu_);
   // Scans the pending family once to build index_ and to recount the
   // pending events and bytes (the derived figures win over stored ones).
-  absl::Status RebuildIndex();
+  absl::Status RebuildIndex() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, db_mu_);
+  // Closes the RocksDB instance (syncing the log unless a write failed).
+  absl::Status CloseDbLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After a write failed for lack of disk space: close and reopen RocksDB.
+  absl::Status ReopenAfterFullDiskLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status ProbeFreeSpaceLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // OK if the RocksDB instance is open. REQUIRES: mu_ or db_mu_ (shared).
+  absl::Status DbReady() const;
 
   // Writes `batch` plus `next` (the queue state after the batch) and, on
   // success, makes `next` the in-memory state. `what` names the operation in
@@ -143,7 +152,12 @@ class StoreImpl final : public Store {
   std::string secondary_dir_;  // the secondary's own scratch directory
   Clock* const clock_;
 
-  // Set during open, then read-only until Close.
+  // Set during open and replaced only by ReopenAfterFullDiskLocked, which
+  // holds mu_ and db_mu_ as a writer. Code that holds neither lock (readers
+  // such as Get and ListPending) holds db_mu_ as a reader while it uses them.
+  // Lock order: mu_, then db_mu_.
+  mutable absl::Mutex db_mu_ ABSL_ACQUIRED_AFTER(mu_);
+  rocksdb::Env* env_ = nullptr;
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // owned; all families
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;

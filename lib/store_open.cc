@@ -146,11 +146,16 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(
   }
   std::unique_ptr<StoreImpl> store(
       new StoreImpl(options, path, read_only, test));
-  OUTBOX_RETURN_IF_ERROR(store->OpenDb(env));
+  {
+    absl::MutexLock l(&store->mu_);
+    absl::WriterMutexLock w(&store->db_mu_);
+    OUTBOX_RETURN_IF_ERROR(store->OpenDb(env));
+  }
   return std::unique_ptr<Store>(std::move(store));
 }
 
 absl::Status StoreImpl::OpenDb(rocksdb::Env* env) {
+  env_ = env;
   OUTBOX_ASSIGN_OR_RETURN(
       const bool fresh,
       IsFreshPath(env, path_, options_.create_if_missing && !read_only_));
@@ -342,7 +347,6 @@ absl::Status StoreImpl::LoadQueueState() {
     }
   }
   if (!it->status().ok()) return FromRocks(it->status(), "checking the queue");
-  absl::MutexLock l(&mu_);
   state_ = state;
   return absl::OkStatus();
 }
@@ -361,7 +365,6 @@ absl::Status StoreImpl::MakeSecondaryDir() {
 }
 
 absl::Status StoreImpl::RebuildIndex() {
-  absl::MutexLock l(&mu_);
   const std::string lower = keys::Seq(state_.head_seq());
   const std::string upper = keys::Seq(state_.next_seq());
   rocksdb::Slice lower_slice(lower), upper_slice(upper);

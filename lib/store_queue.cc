@@ -41,6 +41,7 @@ absl::StatusOr<DueEvents> StoreImpl::NextDue(
   // ready set holds exactly the events that are first of their ordering key
   // (FIFO per key) or have none, in (due time, seq) order.
   absl::MutexLock l(&mu_);
+  OUTBOX_RETURN_IF_ERROR(DbReady());
   for (const auto& [seq, why] : index_.undecodable()) {
     due.undecodable.push_back(why);
     due.undecodable_seqs.push_back(seq);

@@ -117,5 +117,37 @@ TEST_F(StoreIoErrorTest, DiskFullIsResourceExhaustedAndNothingHalfWritten) {
   ASSERT_OUTBOX_OK(CommitSale("sale-3"));
 }
 
+TEST_F(StoreIoErrorTest, DiskFullRecoversWithoutReopenWhenSpaceReturns) {
+  ASSERT_OUTBOX_OK(CommitSale("sale-1"));
+  testing::ErrorInjection full;
+  full.error = testing::ErrorInjection::Error::kNoSpace;
+  fs_->InjectErrors(full);  // every file: RocksDB cannot even reopen
+  EXPECT_STATUS_CODE(CommitSale("sale-2"),
+                     absl::StatusCode::kResourceExhausted);
+  auto still_full = CommitSale("sale-3");
+  EXPECT_STATUS_CODE(still_full, absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(still_full.status().message().find("still full"),
+            absl::string_view::npos)
+      << still_full.status();
+  EXPECT_OUTBOX_OK(store_->Get("sales", "sale-1"));  // reads keep working
+
+  fs_->ClearErrors();  // space returns; no reopen by the caller
+  ASSERT_OUTBOX_OK(CommitSale("sale-4"));
+  EXPECT_EQ(store_->GetStats()->pending_events, 2u);
+
+  // And what it acknowledged survives a power cut.
+  store_->Close().IgnoreError();
+  store_.reset();
+  ASSERT_OUTBOX_OK(fs_->SimulatePowerCut());
+  Reopen();
+  EXPECT_OUTBOX_OK(store_->Get("sales", "sale-1"));
+  EXPECT_OUTBOX_OK(store_->Get("sales", "sale-4"));
+  EXPECT_STATUS_CODE(store_->Get("sales", "sale-2"),
+                     absl::StatusCode::kNotFound);
+  EXPECT_STATUS_CODE(store_->Get("sales", "sale-3"),
+                     absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->GetStats()->pending_events, 2u);
+}
+
 }  // namespace
 }  // namespace outbox
