@@ -155,11 +155,21 @@ absl::StatusOr<uint64_t> AgentImpl::Drain() {
   return stats.pending_events;
 }
 
-absl::Status AgentImpl::RunOnce() { return Step(); }
+absl::Status AgentImpl::RunOnce(absl::Time deadline) {
+  const absl::Duration limit = deadline - clock_->Now();
+  if (limit > absl::ZeroDuration()) OUTBOX_RETURN_IF_ERROR(Wait(limit));
+  return Step();
+}
 
-absl::Status AgentImpl::Wait() {
+absl::Status AgentImpl::Wait(absl::Duration limit) {
   epoll_event events[8];
-  const int n = epoll_wait(epoll_fd_, events, 8, /*timeout=*/-1);
+  const int timeout_ms = limit == absl::InfiniteDuration()
+                             ? -1
+                             : static_cast<int>(std::min<int64_t>(
+                                   absl::ToInt64Milliseconds(absl::Ceil(
+                                       limit, absl::Milliseconds(1))),
+                                   24 * 3600 * 1000));
+  const int n = epoll_wait(epoll_fd_, events, 8, timeout_ms);
   if (n < 0 && errno != EINTR) return Errno("epoll_wait");
   return absl::OkStatus();
 }
@@ -353,7 +363,12 @@ absl::Status AgentImpl::ApplyDecision(const InFlight& flight,
                            d.next_attempt - now, absl::Milliseconds(1)))));
       break;
     case Decision::Kind::kDeadLetter:
-      s = store_->MoveToDeadLetters(event, d.error);
+      // Record the final attempt first, so the dead letter keeps its HTTP
+      // status and attempt count. (A crash between the two writes only means
+      // the event is sent once more and dead-lettered again.)
+      s = store_->RecordAttempt(event,
+                                AttemptRecord{d.error, d.http_status, now});
+      if (s.ok()) s = store_->MoveToDeadLetters(event, d.error);
       if (s.ok()) ++stats_.dead_lettered;
       Log(absl::StrCat("event ", event.id, " to ", destination.name,
                        " dead-lettered: ", d.error));

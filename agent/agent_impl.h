@@ -39,7 +39,8 @@ class AgentImpl final : public Agent {
 
   absl::Status Run() override;
   absl::StatusOr<uint64_t> Drain() override;
-  absl::Status RunOnce() override;
+  using Agent::RunOnce;
+  absl::Status RunOnce(absl::Time deadline) override;
   int fd() const override { return epoll_fd_; }
   void Stop() override;
   absl::Status ResumeDestination(absl::string_view name) override;
@@ -75,8 +76,8 @@ class AgentImpl final : public Agent {
   void MarkUnreachable(const InFlight& flight, absl::string_view why);
   // The store reported a full disk: start nothing for kFullDiskPause.
   void PauseForFullDisk(const absl::Status& why);
-  // Sleeps in epoll_wait until something is ready.
-  absl::Status Wait();
+  // Sleeps in epoll_wait until something is ready, at most `limit`.
+  absl::Status Wait(absl::Duration limit = absl::InfiniteDuration());
   void ArmTimer(absl::Time when);
   void Log(absl::string_view line);
 

@@ -5,6 +5,8 @@
 // lost answers and wrong secrets. Waits are bounded only to catch hangs;
 // nothing asserts on how fast anything was.
 
+#include <poll.h>
+
 #include <map>
 #include <set>
 #include <string>
@@ -143,6 +145,28 @@ TEST_F(AgentDeliveryTest, BadRequestDeadLettersAtOnce) {
   auto dead = store_->FindDeadLetter(ids[0]);
   ASSERT_OUTBOX_OK(dead);
   EXPECT_NE(dead->reason.find("400"), std::string::npos) << dead->reason;
+  EXPECT_EQ(dead->event.last_http_status, 400);
+  EXPECT_EQ(dead->event.attempts, 1u);
+}
+
+TEST_F(AgentDeliveryTest, FirmwareMainLoopDrivesTheAgentThroughItsFd) {
+  StartSink();
+  const std::vector<std::string> ids = CommitEvents(20, /*keys=*/2);
+  auto agent = MakeAgent(Config());
+  ASSERT_NE(agent, nullptr);
+  // The firmware's own loop: poll the agent's fd among its own, then let the
+  // agent do what is ready. Bounded only to catch a hang.
+  int rounds = 0;
+  while (store_->GetStats()->pending_events > 0 && rounds < 10000) {
+    pollfd p{agent->fd(), POLLIN, 0};
+    poll(&p, 1, /*timeout_ms=*/100);
+    ASSERT_OUTBOX_OK(agent->RunOnce());
+    ++rounds;
+  }
+  EXPECT_EQ(store_->GetStats()->pending_events, 0u);
+  EXPECT_EQ(Delivered().size(), ids.size());
+  // RunOnce(deadline) waits for work: with nothing to do it returns by then.
+  ASSERT_OUTBOX_OK(agent->RunOnce(absl::Now() + absl::Milliseconds(10)));
 }
 
 TEST_F(AgentDeliveryTest, GonePausesTheDestinationUntilResumed) {

@@ -94,10 +94,13 @@ class Agent {
   // until Stop(). Returns the number of events still pending.
   virtual absl::StatusOr<uint64_t> Drain() = 0;
 
-  // Does all work that is ready now without blocking: finished requests,
-  // new due events, timers. For a firmware main loop: call it whenever fd()
-  // is readable, and at least at the time NextWakeup() returns.
-  virtual absl::Status RunOnce() = 0;
+  // For a firmware main loop: waits until there is work (fd() readable) or
+  // until `deadline`, whichever comes first, then does all work that is
+  // ready: finished requests, new due events, timers, and returns. The agent
+  // arms its own timer, so polling fd() and calling RunOnce() whenever it is
+  // readable is enough. RunOnce() never waits.
+  virtual absl::Status RunOnce(absl::Time deadline) = 0;
+  absl::Status RunOnce() { return RunOnce(absl::InfinitePast()); }
 
   // Readable when RunOnce() has work (it aggregates the transport's sockets,
   // the store's commit wake-up, the retry timer and network changes).
