@@ -158,6 +158,28 @@ TEST_F(CommitTest, EventIdsSurviveReopenUnchanged) {
   }
 }
 
+TEST_F(CommitTest, NonUtf8FieldsReadBackIntact) {
+  // Found by the stored-entry fuzzer: proto3 `string` fields refuse to parse
+  // bytes that are not UTF-8, which made such an event unreadable.
+  Event e = testing::MakeEvent("caf\xe9", "till-\xff", "\x00\x01binary");
+  e.content_type = "text/plain; charset=latin1\xe9";
+  Txn txn;
+  const std::string id = txn.Emit(e);
+  txn.SetIdempotencyKey("key-\xfe");
+  ASSERT_OUTBOX_OK(store_->Commit(txn));
+  Reopen();
+  auto due = store_->NextDue(10);
+  ASSERT_OUTBOX_OK(due);
+  EXPECT_TRUE(due->undecodable.empty());
+  ASSERT_EQ(due->events.size(), 1u);
+  EXPECT_EQ(due->events[0].id, id);
+  EXPECT_EQ(due->events[0].type, e.type);
+  EXPECT_EQ(due->events[0].ordering_key, e.ordering_key);
+  EXPECT_EQ(due->events[0].payload, e.payload);
+  EXPECT_EQ(due->events[0].content_type, e.content_type);
+  EXPECT_EQ(due->events[0].idempotency_key, "key-\xfe");
+}
+
 TEST_F(CommitTest, WakeupRunsAfterCommitWithEvents) {
   int wakeups = 0;
   store_->SetWakeup([&] { ++wakeups; });

@@ -6,15 +6,24 @@
 
 namespace outbox {
 
+void QueueIndex::KeyQueue::PopFront() {
+  ++front;
+  // Drop the consumed prefix once it is half the vector: O(1) amortized.
+  if (front * 2 >= items.size()) {
+    items.erase(items.begin(), items.begin() + front);
+    front = 0;
+  }
+}
+
 void QueueIndex::Add(uint64_t seq, absl::string_view ordering_key,
                      int64_t due_ms) {
   if (ordering_key.empty()) {
     ready_.insert({due_ms, seq});
     return;
   }
-  std::deque<Item>& items = by_key_[ordering_key];
-  if (items.empty()) ready_.insert({due_ms, seq});
-  items.push_back(Item{seq, due_ms});
+  KeyQueue& queue = by_key_[ordering_key];
+  if (queue.empty()) ready_.insert({due_ms, seq});
+  queue.items.push_back(Item{seq, due_ms});
   ++keyed_events_;
 }
 
@@ -26,23 +35,22 @@ void QueueIndex::Remove(uint64_t seq, absl::string_view ordering_key,
   }
   auto key_it = by_key_.find(ordering_key);
   if (key_it == by_key_.end()) return;
-  std::deque<Item>& items = key_it->second;
-  if (!items.empty() && items.front().seq == seq) {
-    ready_.erase({items.front().due_ms, seq});
-    items.pop_front();
+  KeyQueue& queue = key_it->second;
+  if (!queue.empty() && queue.head().seq == seq) {
+    ready_.erase({queue.head().due_ms, seq});
+    queue.PopFront();
     --keyed_events_;
-    if (!items.empty())
-      ready_.insert({items.front().due_ms, items.front().seq});
+    if (!queue.empty()) ready_.insert({queue.head().due_ms, queue.head().seq});
   } else {
     // Not the head (an operator dead-lettering from the middle): rare, so a
     // linear search of this key's events is fine.
-    auto it = std::find_if(items.begin(), items.end(),
+    auto it = std::find_if(queue.items.begin() + queue.front, queue.items.end(),
                            [seq](const Item& i) { return i.seq == seq; });
-    if (it == items.end()) return;
-    items.erase(it);
+    if (it == queue.items.end()) return;
+    queue.items.erase(it);
     --keyed_events_;
   }
-  if (items.empty()) by_key_.erase(key_it);
+  if (queue.empty()) by_key_.erase(key_it);
 }
 
 void QueueIndex::Reschedule(uint64_t seq, absl::string_view ordering_key,
@@ -53,13 +61,14 @@ void QueueIndex::Reschedule(uint64_t seq, absl::string_view ordering_key,
   }
   auto key_it = by_key_.find(ordering_key);
   if (key_it == by_key_.end()) return;
-  std::deque<Item>& items = key_it->second;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (items[i].seq != seq) continue;
-    if (i == 0 && ready_.erase({items[i].due_ms, seq}) > 0) {
+  KeyQueue& queue = key_it->second;
+  for (size_t i = queue.front; i < queue.items.size(); ++i) {
+    Item& item = queue.items[i];
+    if (item.seq != seq) continue;
+    if (i == queue.front && ready_.erase({item.due_ms, seq}) > 0) {
       ready_.insert({new_due_ms, seq});
     }
-    items[i].due_ms = new_due_ms;
+    item.due_ms = new_due_ms;
     return;
   }
 }

@@ -71,7 +71,10 @@ absl::StatusOr<DueEvents> StoreImpl::NextDue(
     }
     absl::StatusOr<storage::OutboxEntry> entry = DecodePendingEntry(seq, value);
     if (!entry.ok()) {
+      // Damaged after the index was built: report it like the ones found at
+      // open, so the agent can quarantine it.
       due.undecodable.push_back(entry.status());
+      due.undecodable_seqs.push_back(seq);
       continue;
     }
     PendingEvent event = ToPendingEvent(*entry);

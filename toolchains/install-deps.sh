@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev
   libcpp-httplib-dev      # outbox-sink test receiver
   openssl                 # test certificates
+  clang libclang-rt-14-dev  # libFuzzer + ASan/UBSan runtimes (tests/fuzz)
 )
 
 missing=()
