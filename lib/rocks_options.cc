@@ -3,12 +3,33 @@
 #include "lib/rocks_options.h"
 
 #include "lib/keys.h"
+#include "rocksdb/cache.h"
+#include "rocksdb/table.h"
 #include "rocksdb/utilities/table_properties_collectors.h"
+#include "rocksdb/write_buffer_manager.h"
 
 namespace outbox {
 
-rocksdb::DBOptions MakeDbOptions(rocksdb::Env* env) {
+RocksMemory MakeRocksMemory(Options::MemoryProfile profile) {
+  RocksMemory m;
+  if (profile == Options::MemoryProfile::kSmall) {
+    m.block_cache = rocksdb::NewLRUCache(4 << 20);
+    m.write_buffers =
+        std::make_shared<rocksdb::WriteBufferManager>(8 << 20, m.block_cache);
+  }
+  return m;
+}
+
+rocksdb::DBOptions MakeDbOptions(rocksdb::Env* env, const RocksMemory& memory) {
   rocksdb::DBOptions o;
+  if (memory.write_buffers != nullptr) {
+    // One budget for all memtables: when it is reached the largest is
+    // flushed, however many tables the caller has.
+    o.write_buffer_manager = memory.write_buffers;
+    o.max_open_files = 64;
+    o.max_background_jobs = 2;
+    o.table_cache_numshardbits = 2;
+  }
   o.env = env;
   o.create_if_missing = true;
   o.create_missing_column_families = true;
@@ -32,8 +53,17 @@ rocksdb::DBOptions MakeDbOptions(rocksdb::Env* env) {
   return o;
 }
 
-rocksdb::ColumnFamilyOptions MakeFamilyOptions(const std::string& family) {
+rocksdb::ColumnFamilyOptions MakeFamilyOptions(const std::string& family,
+                                               const RocksMemory& memory) {
   rocksdb::ColumnFamilyOptions o;
+  if (memory.block_cache != nullptr) {
+    o.write_buffer_size = 2 << 20;
+    o.max_write_buffer_number = 2;
+    rocksdb::BlockBasedTableOptions table;
+    table.block_cache = memory.block_cache;
+    table.cache_index_and_filter_blocks = true;
+    o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  }
   if (family == keys::kPendingFamily) {
     // The queue deletes from its head all day long. A file whose keys are
     // mostly tombstones is compacted soon, so scans that start below the head

@@ -5,14 +5,26 @@
 #ifndef OUTBOX_LIB_ROCKS_OPTIONS_H_
 #define OUTBOX_LIB_ROCKS_OPTIONS_H_
 
+#include <memory>
 #include <string>
 
+#include "outbox/options.h"
 #include "rocksdb/options.h"
 
 namespace outbox {
 
-rocksdb::DBOptions MakeDbOptions(rocksdb::Env* env);
-rocksdb::ColumnFamilyOptions MakeFamilyOptions(const std::string& family);
+// The memory budget a store opens with, shared by all its column families.
+struct RocksMemory {
+  // Null for Options::MemoryProfile::kDefault (RocksDB's defaults).
+  std::shared_ptr<rocksdb::WriteBufferManager> write_buffers;
+  std::shared_ptr<rocksdb::Cache> block_cache;
+};
+RocksMemory MakeRocksMemory(Options::MemoryProfile profile);
+
+rocksdb::DBOptions MakeDbOptions(rocksdb::Env* env,
+                                 const RocksMemory& memory = RocksMemory());
+rocksdb::ColumnFamilyOptions MakeFamilyOptions(
+    const std::string& family, const RocksMemory& memory = RocksMemory());
 
 }  // namespace outbox
 

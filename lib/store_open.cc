@@ -59,6 +59,59 @@ absl::Status ValidateTables(const std::vector<std::string>& tables) {
   return absl::OkStatus();
 }
 
+// True if `children` of `path` are only what RocksDB leaves when creating a
+// database is cut off before it writes CURRENT (the process was killed in
+// its first Store::Open): IDENTITY, LOCK, LOG, MANIFEST-*, OPTIONS-*, *.dbtmp
+// and empty *.log files. Such a directory never held a commit, so creating
+// the store again is safe. Any table file, non-empty log or other file means
+// it is something else, and it is left alone.
+bool LeftByInterruptedCreate(rocksdb::Env* env, const std::string& path,
+                             const std::vector<std::string>& children) {
+  for (const std::string& c : children) {
+    if (c == "IDENTITY" || c == "LOCK" || absl::StartsWith(c, "LOG") ||
+        absl::StartsWith(c, "MANIFEST-") || absl::StartsWith(c, "OPTIONS-") ||
+        absl::EndsWith(c, ".dbtmp")) {
+      continue;
+    }
+    uint64_t size = 0;
+    if (absl::EndsWith(c, ".log") &&
+        env->GetFileSize(path + "/" + c, &size).ok() && size == 0) {
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+// Whether every column family of the database at `path` is empty: the state
+// a first Store::Open leaves when it is cut off after CURRENT but before it
+// finished creating the store's column families and its manifest.
+absl::StatusOr<bool> AllFamiliesEmpty(
+    const rocksdb::DBOptions& db_options, const std::string& path,
+    const std::vector<std::string>& families) {
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (const std::string& f : families) {
+    descriptors.emplace_back(f, rocksdb::ColumnFamilyOptions());
+  }
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::OpenForReadOnly(db_options, path,
+                                                   descriptors, &handles, &raw);
+  if (!s.ok()) return FromRocks(s, absl::StrCat("reading '", path, "'"));
+  std::unique_ptr<rocksdb::DB> db(raw);
+  bool empty = true;
+  for (rocksdb::ColumnFamilyHandle* h : handles) {
+    std::unique_ptr<rocksdb::Iterator> it(
+        db->NewIterator(rocksdb::ReadOptions(), h));
+    it->SeekToFirst();
+    if (it->Valid() || !it->status().ok()) empty = false;
+  }
+  for (rocksdb::ColumnFamilyHandle* h : handles) {
+    db->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+  }
+  return empty;
+}
+
 // What is at `path`: nothing usable yet (fresh), or an existing RocksDB.
 absl::StatusOr<bool> IsFreshPath(rocksdb::Env* env, const std::string& path,
                                  bool create_if_missing) {
@@ -80,7 +133,23 @@ absl::StatusOr<bool> IsFreshPath(rocksdb::Env* env, const std::string& path,
       children.end()) {
     return false;
   }
-  if (!children.empty()) {
+  const bool interrupted =
+      !children.empty() && LeftByInterruptedCreate(env, path, children);
+  if (interrupted && create_if_missing) {
+    // RocksDB will not create a database over an old log file; none of
+    // these files holds anything (see LeftByInterruptedCreate), so clear
+    // them. LOCK stays: it is how a concurrent creator would be noticed.
+    for (const std::string& c : children) {
+      if (c == "LOCK") continue;
+      rocksdb::Status s = env->DeleteFile(path + "/" + c);
+      if (!s.ok()) {
+        return FromRocks(
+            s, absl::StrCat("clearing the unfinished store '", path, "'"));
+      }
+    }
+    children.clear();
+  }
+  if (!children.empty() && !interrupted) {
     return absl::FailedPreconditionError(
         absl::StrCat("'", path,
                      "' is not an outbox store: it is a non-empty directory "
@@ -157,29 +226,45 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(
 absl::Status StoreImpl::OpenDb(rocksdb::Env* env) {
   env_ = env;
   OUTBOX_ASSIGN_OR_RETURN(
-      const bool fresh,
+      bool fresh,
       IsFreshPath(env, path_, options_.create_if_missing && !read_only_));
 
-  rocksdb::DBOptions db_options = MakeDbOptions(env);
+  const RocksMemory memory = MakeRocksMemory(options_.memory_profile);
+  rocksdb::DBOptions db_options = MakeDbOptions(env, memory);
   std::vector<std::string> families;
   if (!fresh) {
     rocksdb::Status s = rocksdb::DB::ListColumnFamilies(
         rocksdb::DBOptions(db_options), path_, &families);
     if (!s.ok()) return FromRocks(s, absl::StrCat("reading '", path_, "'"));
-    if (std::find(families.begin(), families.end(), keys::kMetaFamily) ==
-        families.end()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("'", path_,
-                       "' is a RocksDB database but not an outbox store (it "
-                       "has no ",
-                       keys::kMetaFamily, " column family)"));
-    }
-    // Our own families exist from the first open on; one missing means the
-    // store was damaged, and recreating it empty would hide lost events.
+    auto has = [&](const char* family) {
+      return std::find(families.begin(), families.end(), family) !=
+             families.end();
+    };
+    const char* missing = nullptr;
     for (const char* own : kOwnFamilies) {
-      if (std::find(families.begin(), families.end(), own) == families.end()) {
+      if (!has(own)) missing = own;
+    }
+    if (missing != nullptr) {
+      // A first Store::Open cut off while it created the store's column
+      // families leaves some of them (none holding anything): finish the
+      // job. Otherwise a missing family means this is not our store, or a
+      // damaged one, and recreating it empty would hide lost events.
+      OUTBOX_ASSIGN_OR_RETURN(const bool empty,
+                              AllFamiliesEmpty(db_options, path_, families));
+      if (empty && !read_only_ && options_.create_if_missing) {
+        fresh = true;
+      } else if (empty && read_only_) {
+        return absl::NotFoundError(absl::StrCat(
+            "no outbox store at '", path_, "' (its creation never finished)"));
+      } else if (!has(keys::kMetaFamily)) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("'", path_,
+                         "' is a RocksDB database but not an outbox store (it "
+                         "has no ",
+                         keys::kMetaFamily, " column family)"));
+      } else {
         return absl::DataLossError(
-            absl::StrCat("outbox store '", path_, "' has lost its ", own,
+            absl::StrCat("outbox store '", path_, "' has lost its ", missing,
                          " column family; restore the store from a backup"));
       }
     }
@@ -209,7 +294,7 @@ absl::Status StoreImpl::OpenDb(rocksdb::Env* env) {
   }
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (const std::string& name : wanted) {
-    descriptors.emplace_back(name, MakeFamilyOptions(name));
+    descriptors.emplace_back(name, MakeFamilyOptions(name, memory));
   }
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s;

@@ -3,6 +3,8 @@
 // Store::Open refuses what is not a store it can safely use, with an error
 // that says what to do.
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <fstream>
 #include <functional>
@@ -66,16 +68,59 @@ TEST(StoreOpenTest, RefusesDirectoryWithOtherFiles) {
   EXPECT_THAT(MessageOf(store.status()), HasSubstr("not an outbox store"));
 }
 
-TEST(StoreOpenTest, RefusesPlainRocksDb) {
+TEST(StoreOpenTest, RefusesPlainRocksDbWithData) {
   testing::TempDir dir;
   rocksdb::Options o;
   o.create_if_missing = true;
   rocksdb::DB* raw = nullptr;
   ASSERT_TRUE(rocksdb::DB::Open(o, dir.Sub("db"), &raw).ok());
+  ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), "someone's", "data").ok());
   delete raw;
   auto store = Store::Open(SalesOptions(), dir.Sub("db"));
   EXPECT_STATUS_CODE(store, absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(MessageOf(store.status()), HasSubstr("not an outbox store"));
+}
+
+// A first Store::Open killed after RocksDB wrote CURRENT but before the
+// store's column families existed leaves an empty database: finish it.
+TEST(StoreOpenTest, FinishesCreationCutOffAfterCurrent) {
+  testing::TempDir dir;
+  rocksdb::Options o;
+  o.create_if_missing = true;
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(o, dir.Sub("db"), &raw).ok());
+  rocksdb::ColumnFamilyHandle* meta = nullptr;
+  ASSERT_TRUE(raw->CreateColumnFamily(rocksdb::ColumnFamilyOptions(),
+                                      keys::kMetaFamily, &meta)
+                  .ok());
+  ASSERT_TRUE(raw->DestroyColumnFamilyHandle(meta).ok());
+  delete raw;
+  auto store = Store::Open(SalesOptions(), dir.Sub("db"));
+  ASSERT_OUTBOX_OK(store);
+  Txn txn;
+  txn.Emit(testing::MakeEvent("t"));
+  EXPECT_OUTBOX_OK((*store)->Commit(txn));
+}
+
+// Killed before CURRENT: only RocksDB's first files are there.
+TEST(StoreOpenTest, FinishesCreationCutOffBeforeCurrent) {
+  testing::TempDir dir;
+  ASSERT_EQ(mkdir(dir.Sub("db").c_str(), 0755), 0);
+  for (const char* leftover :
+       {"IDENTITY", "LOCK", "LOG", "MANIFEST-000001", "000001.dbtmp"}) {
+    std::ofstream(dir.Sub("db") + "/" + leftover) << "partial";
+  }
+  std::ofstream(dir.Sub("db/000003.log"));  // empty
+  ASSERT_OUTBOX_OK(Store::Open(SalesOptions(), dir.Sub("db")));
+}
+
+TEST(StoreOpenTest, DataBesideRocksDbLeftoversIsNotTakenForACutOffCreate) {
+  testing::TempDir dir;
+  ASSERT_EQ(mkdir(dir.Sub("db").c_str(), 0755), 0);
+  std::ofstream(dir.Sub("db/MANIFEST-000001")) << "partial";
+  std::ofstream(dir.Sub("db/000007.sst")) << "a table file";
+  EXPECT_STATUS_CODE(Store::Open(SalesOptions(), dir.Sub("db")),
+                     absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(StoreOpenTest, RefusesTableMissingFromOptions) {

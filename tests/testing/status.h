@@ -20,17 +20,23 @@ const absl::Status& StatusOf(const absl::StatusOr<T>& s) {
 
 }  // namespace outbox::testing
 
-#define ASSERT_OUTBOX_OK(expr)                        \
-  ASSERT_TRUE(::outbox::testing::StatusOf(expr).ok()) \
-      << ::outbox::testing::StatusOf(expr)
-#define EXPECT_OUTBOX_OK(expr)                        \
-  EXPECT_TRUE(::outbox::testing::StatusOf(expr).ok()) \
-      << ::outbox::testing::StatusOf(expr)
-#define EXPECT_STATUS_CODE(expr, code_value)                        \
-  EXPECT_EQ(::outbox::testing::StatusOf(expr).code(), (code_value)) \
-      << ::outbox::testing::StatusOf(expr)
-#define ASSERT_STATUS_CODE(expr, code_value)                        \
-  ASSERT_EQ(::outbox::testing::StatusOf(expr).code(), (code_value)) \
-      << ::outbox::testing::StatusOf(expr)
+// Each evaluates `expr` once (it may be a call with side effects, such as
+// Store::Open) and, like GoogleTest's own macros, accepts more `<< ...`.
+#define OUTBOX_STATUS_ASSERTION_(expr, assertion)                           \
+  switch (0)                                                                \
+  case 0:                                                                   \
+  default:                                                                  \
+    if (const ::absl::Status outbox_s_ = ::outbox::testing::StatusOf(expr); \
+        false) {                                                            \
+    } else                                                                  \
+      assertion << outbox_s_
+#define ASSERT_OUTBOX_OK(expr) \
+  OUTBOX_STATUS_ASSERTION_(expr, ASSERT_TRUE(outbox_s_.ok()))
+#define EXPECT_OUTBOX_OK(expr) \
+  OUTBOX_STATUS_ASSERTION_(expr, EXPECT_TRUE(outbox_s_.ok()))
+#define EXPECT_STATUS_CODE(expr, code_value) \
+  OUTBOX_STATUS_ASSERTION_(expr, EXPECT_EQ(outbox_s_.code(), (code_value)))
+#define ASSERT_STATUS_CODE(expr, code_value) \
+  OUTBOX_STATUS_ASSERTION_(expr, ASSERT_EQ(outbox_s_.code(), (code_value)))
 
 #endif  // OUTBOX_TESTS_TESTING_STATUS_H_

@@ -43,6 +43,20 @@ struct Options {
   // forgotten (and purged by PurgeExpired()). Default: 24 hours.
   absl::Duration idempotency_window = absl::Hours(24);
 
+  // How much memory RocksDB may use, see MemoryProfile. Default: kDefault.
+  enum class MemoryProfile {
+    // RocksDB's own defaults: 64 MiB write buffers per table, 8 MiB block
+    // cache per table, unbounded open files. For gateways with RAM to spare.
+    kDefault,
+    // For boards with about 256 MB of RAM: all write buffers share 8 MiB
+    // (a WriteBufferManager; 2 MiB each), all tables share one 4 MiB block
+    // cache that also holds index and filter blocks, at most 64 open files,
+    // two background jobs. Commits are unaffected; reads of large backlogs
+    // hit the disk more often. Measured in the README ("Memory").
+    kSmall,
+  };
+  MemoryProfile memory_profile = MemoryProfile::kDefault;
+
   // Source of time for created/next-attempt times and key expiry. Borrowed:
   // must outlive the Store. nullptr means the system clock. Default: nullptr.
   Clock* clock = nullptr;

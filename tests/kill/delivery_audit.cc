@@ -1,0 +1,208 @@
+// Copyright (c) edge-outbox authors.
+
+#include "tests/kill/delivery_audit.h"
+
+#include <map>
+#include <optional>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "agent/sink/sink_process.h"
+
+namespace outbox::testing {
+namespace {
+
+constexpr char kTable[] = "sales";             // as in pos_sim_main.cc
+constexpr char kNextSaleKey[] = "!next-sale";  // as in pos_sim_main.cc
+constexpr size_t kViolationsKept = 40;
+
+// What the sink's log shows about one sale.
+struct SaleSeen {
+  std::set<std::string> ids;
+  std::optional<size_t> first_request;  // index into the log
+  std::optional<size_t> first_ok;
+};
+
+// One audit of one soak. REQUIRES: External synchronization.
+class Auditor {
+ public:
+  Auditor(const AuditInput& input, Store* store) : in_(input), store_(store) {}
+
+  AuditReport Run() {
+    CheckAcknowledged();
+    ScanRequests();
+    CheckEachAcknowledgedSaleDelivered();
+    CheckEveryDeliveredSaleCommitted();
+    CheckContiguousAndDrained();
+    CheckFirstDeliveriesInCommitOrder();
+    return std::move(report_);
+  }
+
+ private:
+  void Violation(std::string what) {
+    ++report_.violation_count;
+    if (report_.violations.size() < kViolationsKept) {
+      report_.violations.push_back(std::move(what));
+    }
+  }
+  std::string Sale(int64_t n) const { return absl::StrCat(in_.till, "-", n); }
+
+  // Each sale is acknowledged once: the counter is committed with the sale,
+  // so a restart continues after every acknowledged sale.
+  void CheckAcknowledged() {
+    report_.acknowledged = static_cast<int64_t>(in_.acknowledged.size());
+    for (const AcknowledgedSale& a : in_.acknowledged) {
+      auto [it, fresh] = acked_.emplace(a.n, a);
+      if (!fresh) {
+        Violation(absl::StrCat("sale ", Sale(a.n), " acknowledged twice: run ",
+                               it->second.run, " (", it->second.event_id,
+                               ") and run ", a.run, " (", a.event_id, ")"));
+      }
+      if (a.n < 0 || a.n >= in_.sales) {
+        Violation(absl::StrCat("acknowledged sale number ", a.n,
+                               " is outside [0, ", in_.sales, ")"));
+      }
+    }
+  }
+
+  void ScanRequests() {
+    std::map<std::string, const SinkRequest*> first_of_id;
+    for (size_t i = 0; i < in_.requests.size(); ++i) {
+      const SinkRequest& r = in_.requests[i];
+      ++report_.requests;
+      if (r.ok()) ++report_.deliveries;
+      if (r.duplicate) ++report_.duplicates;
+      if (r.dropped) ++report_.drops;
+      if (!r.dropped && !r.ok()) ++report_.failures;
+      if (r.id.empty() || r.n < 0 || r.sale != Sale(r.n)) {
+        Violation(absl::StrCat("sink line ", r.seq, " is not a sale event of ",
+                               in_.till, ": id \"", r.id, "\" body ", r.body));
+        continue;
+      }
+      if (!r.signature_valid) {
+        Violation(absl::StrCat("sink line ", r.seq, " has a bad signature"));
+      }
+      auto [first, fresh] = first_of_id.emplace(r.id, &r);
+      if (!fresh) {
+        ++report_.resends;
+        if (first->second->body != r.body) {
+          Violation(absl::StrCat("id ", r.id, " carried two bodies: line ",
+                                 first->second->seq, " ", first->second->body,
+                                 ", line ", r.seq, " ", r.body));
+        }
+      }
+      SaleSeen& seen = sales_[r.n];
+      seen.ids.insert(r.id);
+      if (!seen.first_request) seen.first_request = i;
+      if (r.ok() && !seen.first_ok) seen.first_ok = i;
+    }
+    for (const auto& [n, seen] : sales_) {
+      if (seen.ids.size() > 1) {
+        Violation(absl::StrCat("sale ", Sale(n), " was sent under ",
+                               seen.ids.size(),
+                               " ids: ", absl::StrJoin(seen.ids, ", ")));
+      }
+    }
+  }
+
+  void CheckEachAcknowledgedSaleDelivered() {
+    for (const auto& [n, a] : acked_) {
+      auto it = sales_.find(n);
+      if (it == sales_.end() || !it->second.first_ok) {
+        Violation(absl::StrCat("acknowledged sale ", Sale(n), " (", a.event_id,
+                               ", run ", a.run, ") was never answered 2xx"));
+      } else if (it->second.ids.count(a.event_id) == 0) {
+        Violation(absl::StrCat("acknowledged sale ", Sale(n), " printed id ",
+                               a.event_id, " but was sent as ",
+                               *it->second.ids.begin()));
+      }
+    }
+  }
+
+  // The store's record of a sale names the event committed with it.
+  void CheckEveryDeliveredSaleCommitted() {
+    for (const auto& [n, seen] : sales_) {
+      absl::StatusOr<std::string> record = store_->Get(kTable, Sale(n));
+      if (!record.ok()) {
+        Violation(absl::StrCat(
+            "sale ", Sale(n), " reached the sink but the ",
+            "store has no record of it: ", record.status().ToString()));
+        continue;
+      }
+      const std::string committed_id =
+          sink::JsonField(*record, "event_id").value_or("");
+      for (const std::string& id : seen.ids) {
+        if (committed_id != absl::StrCat("\"", id, "\"")) {
+          Violation(absl::StrCat("sale ", Sale(n), " reached the sink as ", id,
+                                 " but was committed with ", committed_id));
+        }
+      }
+    }
+  }
+
+  void CheckContiguousAndDrained() {
+    absl::StatusOr<std::string> next = store_->Get(kTable, kNextSaleKey);
+    if (!next.ok() || !absl::SimpleAtoi(*next, &report_.committed)) {
+      Violation(absl::StrCat("the store has no readable next-sale counter: ",
+                             next.status().ToString()));
+      return;
+    }
+    if (report_.committed != in_.sales) {
+      Violation(absl::StrCat("the store's next-sale counter is ",
+                             report_.committed, ", want ", in_.sales));
+    }
+    for (int64_t n = 0; n < report_.committed; ++n) {
+      if (acked_.count(n) == 0) ++report_.committed_unacknowledged;
+      auto it = sales_.find(n);
+      if (it == sales_.end() || !it->second.first_ok) {
+        Violation(absl::StrCat("committed sale ", Sale(n),
+                               " was never answered 2xx"));
+      }
+    }
+    if (!sales_.empty() && sales_.rbegin()->first >= report_.committed) {
+      Violation(absl::StrCat("sale ", Sale(sales_.rbegin()->first),
+                             " reached the sink beyond the counter ",
+                             report_.committed));
+    }
+    absl::StatusOr<Stats> stats = store_->GetStats();
+    if (!stats.ok()) {
+      Violation(absl::StrCat("GetStats: ", stats.status().ToString()));
+    } else if (stats->pending_events != 0 || stats->dead_letters != 0) {
+      Violation(absl::StrCat("after draining, the store still has ",
+                             stats->pending_events, " pending events and ",
+                             stats->dead_letters, " dead letters"));
+    }
+  }
+
+  // One ordering key (the till): sale n may be sent only after sale n-1 was
+  // answered 2xx, which also puts first deliveries in commit order.
+  void CheckFirstDeliveriesInCommitOrder() {
+    for (const auto& [n, seen] : sales_) {
+      if (n == 0) continue;
+      auto previous = sales_.find(n - 1);
+      if (previous == sales_.end() || !previous->second.first_ok ||
+          *previous->second.first_ok > *seen.first_request) {
+        Violation(absl::StrCat(
+            "sale ", Sale(n), " was first sent at sink line ",
+            in_.requests[*seen.first_request].seq, ", before sale ",
+            Sale(n - 1), " had been answered 2xx"));
+      }
+    }
+  }
+
+  const AuditInput& in_;
+  Store* const store_;
+  AuditReport report_;
+  std::map<int64_t, AcknowledgedSale> acked_;
+  std::map<int64_t, SaleSeen> sales_;
+};
+
+}  // namespace
+
+AuditReport AuditDeliveries(const AuditInput& input, Store* store) {
+  return Auditor(input, store).Run();
+}
+
+}  // namespace outbox::testing

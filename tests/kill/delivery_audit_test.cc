@@ -1,0 +1,181 @@
+// Copyright (c) edge-outbox authors.
+//
+// The kill soak's audit must catch each broken invariant it claims to check;
+// these tests break one at a time on a hand-made store and sink log.
+
+#include "tests/kill/delivery_audit.h"
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "outbox/store.h"
+#include "tests/kill/sink_log_tail.h"
+#include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
+
+namespace outbox::testing {
+namespace {
+
+class DeliveryAuditTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Options options;
+    options.tables = {"sales"};
+    auto store = Store::Open(options, dir_.Sub("db"));
+    ASSERT_OUTBOX_OK(store);
+    store_ = std::move(*store);
+    input_.till = "till-1";
+  }
+
+  // Commits sale n as outbox-pos-sim does; returns its event id.
+  std::string CommitSale(int64_t n) {
+    const std::string sale = absl::StrCat("till-1-", n);
+    Txn txn;
+    Event event;
+    event.type = "sale.created";
+    event.ordering_key = "till-1";
+    event.payload = Body(n);
+    const std::string id = txn.Emit(event);
+    txn.Put("sales", sale,
+            absl::StrCat(R"({"n":)", n, R"(,"event_id":")", id, R"("})"));
+    txn.Put("sales", "!next-sale", absl::StrCat(n + 1));
+    EXPECT_OUTBOX_OK(store_->Commit(txn));
+    input_.sales = n + 1;
+    return id;
+  }
+
+  static std::string Body(int64_t n) {
+    return absl::StrCat(R"({"sale":"till-1-)", n, R"(","n":)", n,
+                        R"(,"total_cents":)", 100 + n, "}");
+  }
+
+  void MarkAllDelivered() {
+    for (;;) {
+      auto due = store_->NextDue(100);
+      ASSERT_OUTBOX_OK(due);
+      if (due->events.empty()) return;
+      for (const PendingEvent& e : due->events) {
+        ASSERT_OUTBOX_OK(store_->MarkDelivered(e));
+      }
+    }
+  }
+
+  // Appends a request as the sink would log it.
+  void Sent(int64_t n, const std::string& id, int status,
+            const std::string& body = "") {
+    const std::string payload = body.empty() ? Body(n) : body;
+    std::string escaped;
+    for (char c : payload) {
+      if (c == '"') escaped += '\\';
+      escaped += c;
+    }
+    const int64_t seq = static_cast<int64_t>(input_.requests.size()) + 1;
+    input_.requests.push_back(ParseSinkLine(absl::StrCat(
+        R"({"seq":)", seq, R"(,"id":")", id,
+        R"(","webhook_timestamp":1,"ts_ms":1,"method":"POST","path":"/",)",
+        R"("signature_valid":true,"signature_error":null,"duplicate":false,)",
+        R"("action":")", status == 0 ? "drop" : "answer", R"(","status":)",
+        status, R"(,"idempotency_key":null,"content_type":null,"body":")",
+        escaped, R"("})")));
+  }
+
+  // Three sales, all acknowledged and delivered; sale 1's first answer lost.
+  void CleanSoak() {
+    for (int64_t n = 0; n < 3; ++n) ids_.push_back(CommitSale(n));
+    for (int64_t n = 0; n < 3; ++n)
+      input_.acknowledged.push_back({n, ids_[n], 1});
+    MarkAllDelivered();
+    Sent(0, ids_[0], 200);
+    Sent(1, ids_[1], 0);
+    Sent(1, ids_[1], 200);
+    Sent(2, ids_[2], 503);
+    Sent(2, ids_[2], 200);
+  }
+
+  int64_t Violations() {
+    const AuditReport report = AuditDeliveries(input_, store_.get());
+    std::cout << absl::StrJoin(report.violations, "\n") << "\n";
+    return report.violation_count;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Store> store_;
+  AuditInput input_;
+  std::vector<std::string> ids_;
+};
+
+TEST_F(DeliveryAuditTest, ResendsOfOneIdInOrderPass) {
+  CleanSoak();
+  const AuditReport report = AuditDeliveries(input_, store_.get());
+  EXPECT_EQ(report.violation_count, 0)
+      << absl::StrJoin(report.violations, "\n");
+  EXPECT_EQ(report.requests, 5);
+  EXPECT_EQ(report.deliveries, 3);
+  EXPECT_EQ(report.resends, 2);
+  EXPECT_EQ(report.drops, 1);
+  EXPECT_EQ(report.failures, 1);
+}
+
+TEST_F(DeliveryAuditTest, AcknowledgedSaleNeverAnswered2xxIsFlagged) {
+  CleanSoak();
+  input_.requests.pop_back();  // sale 2 only got its 503
+  EXPECT_GT(Violations(), 0);
+}
+
+TEST_F(DeliveryAuditTest, AcknowledgedIdDifferentFromTheSentOneIsFlagged) {
+  CleanSoak();
+  input_.acknowledged[1].event_id = "some-other-id";
+  EXPECT_GT(Violations(), 0);
+}
+
+TEST_F(DeliveryAuditTest, SaleSentUnderTwoIdsIsFlagged) {
+  CleanSoak();
+  Sent(2, "another-id-for-sale-2", 200);
+  EXPECT_GT(Violations(), 0);
+}
+
+TEST_F(DeliveryAuditTest, OneIdWithTwoBodiesIsFlagged) {
+  CleanSoak();
+  Sent(2, ids_[2], 200, R"({"sale":"till-1-2","n":2,"total_cents":1})");
+  EXPECT_GT(Violations(), 0);
+}
+
+TEST_F(DeliveryAuditTest, SaleThatWasNeverCommittedIsFlagged) {
+  CleanSoak();
+  Sent(3, "uncommitted-id", 200);
+  EXPECT_GT(Violations(), 0);
+}
+
+TEST_F(DeliveryAuditTest, SaleSentBeforeItsPredecessorWasAnsweredIsFlagged) {
+  CleanSoak();
+  std::swap(input_.requests[1], input_.requests[3]);  // 2's 503 before 1's
+  EXPECT_GT(Violations(), 0);
+}
+
+TEST_F(DeliveryAuditTest, SaleAcknowledgedTwiceIsFlagged) {
+  CleanSoak();
+  input_.acknowledged.push_back({2, ids_[2], 2});
+  EXPECT_GT(Violations(), 0);
+}
+
+TEST_F(DeliveryAuditTest, CommittedSaleNeverDeliveredIsFlagged) {
+  CleanSoak();
+  CommitSale(3);  // committed, never acknowledged, never sent
+  MarkAllDelivered();
+  EXPECT_GT(Violations(), 0);
+}
+
+TEST_F(DeliveryAuditTest, EventLeftPendingIsFlagged) {
+  CleanSoak();
+  const std::string id = CommitSale(3);
+  Sent(3, id, 200);  // answered, but the store never marked it delivered
+  EXPECT_GT(Violations(), 0);
+}
+
+}  // namespace
+}  // namespace outbox::testing
