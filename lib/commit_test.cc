@@ -8,34 +8,12 @@
 
 #include "gtest/gtest.h"
 #include "outbox/store.h"
-#include "tests/testing/events.h"
-#include "tests/testing/fake_clock.h"
-#include "tests/testing/status.h"
-#include "tests/testing/temp_dir.h"
+#include "tests/testing/store_fixture.h"
 
 namespace outbox {
 namespace {
 
-class CommitTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    options_.tables = {"sales"};
-    options_.clock = &clock_;
-    Reopen();
-  }
-
-  void Reopen() {
-    store_.reset();
-    auto store = Store::Open(options_, dir_.Sub("db"));
-    ASSERT_OUTBOX_OK(store);
-    store_ = std::move(*store);
-  }
-
-  testing::TempDir dir_;
-  testing::FakeClock clock_;
-  Options options_;
-  std::unique_ptr<Store> store_;
-};
+class CommitTest : public testing::StoreTest {};
 
 TEST_F(CommitTest, RecordAndEventSurviveReopen) {
   Txn txn;

@@ -9,56 +9,6 @@
 
 namespace outbox::ctl {
 
-std::string JsonQuote(absl::string_view s) {
-  std::string out = "\"";
-  out.reserve(s.size() + 2);
-  for (size_t i = 0; i < s.size();) {
-    const size_t len = Utf8SequenceLength(s, i);
-    if (len == 0) {
-      out += "\\ufffd";
-      ++i;
-      continue;
-    }
-    if (len > 1) {
-      out.append(s.data() + i, len);
-      i += len;
-      continue;
-    }
-    const char c = s[i++];
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
-          absl::StrAppendFormat(&out, "\\u%04x", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
-
 void JsonWriter::BeforeValue() {
   if (after_key_) {
     after_key_ = false;

@@ -12,13 +12,11 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "agent/json_text.h"
 
 namespace outbox::ctl {
 
-// `s` as a quoted JSON string. `s` should be UTF-8; each byte that is not
-// part of a well-formed sequence becomes U+FFFD, so the result is always
-// valid JSON (and valid UTF-8). Control characters and DEL are escaped.
-std::string JsonQuote(absl::string_view s);
+using ::outbox::JsonQuote;  // agent/json_text.h
 
 // Builds one JSON value. Calls must nest correctly (Key before each member
 // value, End* matching Begin*); the writer inserts the commas.

@@ -13,19 +13,14 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "agent/json_text.h"
 
 namespace outbox::ctl {
 
-// The length (1..4) of the well-formed UTF-8 sequence starting at s[i], or 0
-// if there is none (stray continuation byte, overlong form, surrogate, past
-// U+10FFFF, truncated). REQUIRES: i < s.size().
-size_t Utf8SequenceLength(absl::string_view s, size_t i);
-
-// The code point of the well-formed sequence of `len` bytes at s[i].
-// REQUIRES: len == Utf8SequenceLength(s, i) && len > 0.
-char32_t DecodeUtf8(absl::string_view s, size_t i, size_t len);
-
-bool IsValidUtf8(absl::string_view s);
+// UTF-8 helpers, shared with outbox-sink (agent/json_text.h).
+using ::outbox::DecodeUtf8;
+using ::outbox::IsValidUtf8;
+using ::outbox::Utf8SequenceLength;
 
 // True if `s` is valid UTF-8 without anything a terminal would interpret:
 // C0/C1 controls, DEL, or bidirectional overrides (which reorder what the

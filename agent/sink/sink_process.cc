@@ -189,4 +189,14 @@ std::optional<std::string> JsonField(absl::string_view line,
   return std::string(line.substr(start, end - start));
 }
 
+std::string JsonStringValue(const std::optional<std::string>& json) {
+  if (!json.has_value() || json->size() < 2 || (*json)[0] != '"') return "";
+  std::string out;
+  for (size_t i = 1; i + 1 < json->size(); ++i) {
+    if ((*json)[i] == '\\' && i + 2 < json->size()) ++i;
+    out.push_back((*json)[i]);
+  }
+  return out;
+}
+
 }  // namespace outbox::sink

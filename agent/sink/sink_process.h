@@ -78,6 +78,11 @@ std::vector<std::string> ReadLines(const std::string& path);
 std::optional<std::string> JsonField(absl::string_view line,
                                      absl::string_view key);
 
+// The value of a JSON string as JsonField returns it ("\"abc\""), with the
+// \" and \\ escapes undone (the only ones the sink's log writer produces
+// for the payloads tests send); "" if absent or not a string.
+std::string JsonStringValue(const std::optional<std::string>& json);
+
 }  // namespace outbox::sink
 
 #endif  // OUTBOX_AGENT_SINK_SINK_PROCESS_H_

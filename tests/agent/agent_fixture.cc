@@ -13,22 +13,6 @@
 #include "tests/testing/status.h"
 
 namespace outbox::testing {
-namespace {
-
-// The value of a JSON string field; undoes the \" and \\ escapes, the only
-// ones this suite's payloads produce.
-std::string Unquote(const std::optional<std::string>& json) {
-  if (!json.has_value() || json->size() < 2 || (*json)[0] != '"') return "";
-  std::string out;
-  for (size_t i = 1; i + 1 < json->size(); ++i) {
-    if ((*json)[i] == '\\' && i + 2 < json->size()) ++i;
-    out.push_back((*json)[i]);
-  }
-  return out;
-}
-
-}  // namespace
-
 void AgentSinkTest::SetUp() {
   log_path_ = dir_.Sub("sink.log");
   secret_path_ = SecretFile(kSecret);
@@ -75,12 +59,13 @@ std::vector<SinkLine> AgentSinkTest::SinkLog() const {
   std::vector<SinkLine> out;
   for (const std::string& line : sink::ReadLines(log_path_)) {
     SinkLine l;
-    l.id = Unquote(sink::JsonField(line, "id"));
-    l.path = Unquote(sink::JsonField(line, "path"));
-    l.body = Unquote(sink::JsonField(line, "body"));
+    l.id = sink::JsonStringValue(sink::JsonField(line, "id"));
+    l.path = sink::JsonStringValue(sink::JsonField(line, "path"));
+    l.body = sink::JsonStringValue(sink::JsonField(line, "body"));
     l.duplicate = sink::JsonField(line, "duplicate") == "true";
     l.signature_valid = sink::JsonField(line, "signature_valid") == "true";
-    l.dropped = Unquote(sink::JsonField(line, "action")) == "drop";
+    l.dropped =
+        sink::JsonStringValue(sink::JsonField(line, "action")) == "drop";
     (void)absl::SimpleAtoi(sink::JsonField(line, "status").value_or(""),
                            &l.status);
     (void)absl::SimpleAtoi(sink::JsonField(line, "ts_ms").value_or(""),

@@ -12,35 +12,19 @@
 #include "agent/sink/sink_process.h"
 
 namespace outbox::testing {
-namespace {
-
-// The value of a JSON string, undoing the escapes of the sink's log writer
-// that these payloads can contain (\" and \\); "" if `json` is not a string.
-std::string Unquote(const std::optional<std::string>& json) {
-  if (!json.has_value() || json->size() < 2 || (*json)[0] != '"') return "";
-  std::string out;
-  for (size_t i = 1; i + 1 < json->size(); ++i) {
-    if ((*json)[i] == '\\' && i + 2 < json->size()) ++i;
-    out.push_back((*json)[i]);
-  }
-  return out;
-}
-
-}  // namespace
-
 SinkRequest ParseSinkLine(const std::string& line) {
   SinkRequest r;
   (void)absl::SimpleAtoi(sink::JsonField(line, "seq").value_or(""), &r.seq);
-  r.id = Unquote(sink::JsonField(line, "id"));
+  r.id = sink::JsonStringValue(sink::JsonField(line, "id"));
   (void)absl::SimpleAtoi(sink::JsonField(line, "status").value_or(""),
                          &r.status);
-  r.dropped = Unquote(sink::JsonField(line, "action")) == "drop";
+  r.dropped = sink::JsonStringValue(sink::JsonField(line, "action")) == "drop";
   r.duplicate = sink::JsonField(line, "duplicate") == "true";
   r.signature_valid = sink::JsonField(line, "signature_valid") == "true";
-  r.body = Unquote(sink::JsonField(line, "body"));
+  r.body = sink::JsonStringValue(sink::JsonField(line, "body"));
   // The body is itself one flat JSON object, outbox-pos-sim's payload:
   // {"sale":"till-1-7","n":7,"total_cents":107}.
-  r.sale = Unquote(sink::JsonField(r.body, "sale"));
+  r.sale = sink::JsonStringValue(sink::JsonField(r.body, "sale"));
   if (!absl::SimpleAtoi(sink::JsonField(r.body, "n").value_or(""), &r.n)) {
     r.n = -1;
   }
