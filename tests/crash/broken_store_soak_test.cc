@@ -1,0 +1,56 @@
+// Copyright (c) edge-outbox authors.
+//
+// The soak can fail: run against the deliberately broken store variants
+// (lib/store_impl.h, StoreTestOptions), it must report the violation each
+// one causes. Each run stops at the first cycle with a violation.
+
+#include <cstdio>
+
+#include "gtest/gtest.h"
+#include "tests/crash/power_cut_soak.h"
+#include "tests/crash/soak_env.h"
+
+namespace outbox::testing {
+namespace {
+
+// Far more cycles than either variant needs to be caught.
+constexpr int kBrokenCycles = 600;
+
+SoakReport RunBroken(const StoreTestOptions& broken) {
+  SoakOptions options;
+  options.cycles = kBrokenCycles;
+  options.seed = SoakSeedFromEnv();
+  options.store_test = broken;
+  std::printf("broken-store soak: seed %llu (OUTBOX_SOAK_SEED)\n",
+              static_cast<unsigned long long>(options.seed));
+  const SoakReport report = RunPowerCutSoak(options);
+  std::printf(
+      "caught after %d cycles: %s\n", report.cycles,
+      report.violations.empty() ? "nothing" : report.ViolationReport().c_str());
+  return report;
+}
+
+// Commits return before the log is synced: a cut before the next synced
+// write loses a commit the application was told is durable.
+TEST(BrokenStoreSoakTest, SkippedCommitSyncIsCaughtAsLostCommit) {
+  StoreTestOptions broken;
+  broken.skip_commit_sync = true;
+  const SoakReport report = RunBroken(broken);
+  ASSERT_FALSE(report.violations.empty()) << report.Summary();
+  EXPECT_TRUE(report.HasViolation(ViolationKind::kLostCommit))
+      << report.ViolationReport();
+}
+
+// Records and events in two batches: a cut between them leaves records
+// whose events never existed.
+TEST(BrokenStoreSoakTest, SplitCommitBatchesIsCaughtAsRecordWithoutEvent) {
+  StoreTestOptions broken;
+  broken.split_commit_batches = true;
+  const SoakReport report = RunBroken(broken);
+  ASSERT_FALSE(report.violations.empty()) << report.Summary();
+  EXPECT_TRUE(report.HasViolation(ViolationKind::kRecordWithoutEvent))
+      << report.ViolationReport();
+}
+
+}  // namespace
+}  // namespace outbox::testing

@@ -1,0 +1,321 @@
+// Copyright (c) edge-outbox authors.
+//
+// SoakModel::Check: the soak's invariant, checked against a reopened store
+// and the receiver's log. Order matters: transactions left in doubt by the
+// cut are settled first (present or absent), because the other checks judge
+// events by the state of their transaction.
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "tests/crash/soak_model.h"
+#include "tests/crash/soak_records.h"
+
+namespace outbox::testing {
+namespace {
+
+constexpr size_t kListAll = SIZE_MAX;
+
+}  // namespace
+
+uint64_t SoakModel::Check(Store* store, const std::vector<ReceivedRequest>& log,
+                          size_t rolling, std::vector<Violation>* out) {
+  resolved_absent_.clear();
+  resolved_committed_.clear();
+  absl::StatusOr<std::vector<PendingEvent>> pending =
+      store->ListPending(kListAll);
+  absl::StatusOr<std::vector<DeadLetter>> dead =
+      store->ListDeadLetters(kListAll);
+  if (!pending.ok() || !dead.ok()) {
+    out->push_back({ViolationKind::kUnexpectedError,
+                    absl::StrCat("listing the reopened store failed: ",
+                                 pending.status().ToString(), " / ",
+                                 dead.status().ToString())});
+    return 0;
+  }
+  // The counters are written in the same batches as the entries they
+  // count, so no cut can make them disagree.
+  absl::StatusOr<Stats> stats = store->GetStats();
+  if (!stats.ok() || stats->pending_events != pending->size() ||
+      stats->dead_letters != dead->size()) {
+    out->push_back({ViolationKind::kCountersWrong,
+                    stats.ok()
+                        ? absl::StrCat("GetStats says ", stats->pending_events,
+                                       " pending and ", stats->dead_letters,
+                                       " dead; the store lists ",
+                                       pending->size(), " and ", dead->size())
+                        : stats.status().ToString()});
+  }
+  StoreView view{store, {}, {}};
+  for (const PendingEvent& e : *pending) view.pending[e.id] = &e;
+  for (const DeadLetter& d : *dead) view.dead[d.event.id] = &d;
+
+  ResolveInDoubt(view, out);
+  uint64_t checked = CheckReceipts(log, out);
+  checked += CheckStoredEvents(view, out);
+  checked += CheckOpenTxns(view, out);
+  checked += CheckSettledTxns(view, rolling, out);
+  return checked;
+}
+
+SoakModel::Presence SoakModel::Look(const StoreView& view, const ModelTxn& txn,
+                                    std::vector<Violation>* out) {
+  Presence p;
+  for (const std::string& key : txn.record_keys) {
+    absl::StatusOr<std::string> value = view.store->Get(kSoakTable, key);
+    if (value.ok()) {
+      ++p.records;
+      if (*value != txn.record_value) {
+        out->push_back(
+            {ViolationKind::kEventChanged,
+             absl::StrCat("record ", key, " of ", Describe(txn), " holds '",
+                          *value, "', not '", txn.record_value, "'")});
+      }
+    } else if (!absl::IsNotFound(value.status())) {
+      out->push_back({ViolationKind::kUnexpectedError,
+                      absl::StrCat("reading record ", key, ": ",
+                                   value.status().ToString())});
+    }
+  }
+  for (const Txn::EmittedEvent& e : txn.txn.events()) {
+    const ModelEvent& event = events_[e.id];
+    if (view.Holds(e.id)) {
+      ++p.in_store;
+      ++p.accounted;
+    } else if (event.acked || event.purge_allowed) {
+      ++p.accounted;
+    }
+  }
+  return p;
+}
+
+void SoakModel::ResolveInDoubt(const StoreView& view,
+                               std::vector<Violation>* out) {
+  for (size_t index : in_doubt_) {
+    ModelTxn& t = txns_[index];
+    if (t.state != ModelTxn::State::kInDoubt) continue;
+    const Presence p = Look(view, t, out);
+    if (p.records == 0 && p.in_store == 0) {
+      t.state = ModelTxn::State::kAbsent;
+      resolved_absent_.push_back(index);
+      settled_.push_back(index);  // must stay absent unless committed again
+      continue;
+    }
+    // Present: then all of it, with every event still pending (nothing can
+    // have sent an event whose commit failed before the cut).
+    if (p.records != t.record_keys.size() ||
+        p.in_store != t.txn.events().size()) {
+      out->push_back(
+          {p.records > 0 && p.in_store < t.txn.events().size()
+               ? ViolationKind::kRecordWithoutEvent
+               : ViolationKind::kEventWithoutRecord,
+           absl::StrCat("failed commit of ", Describe(t), " left ", p.records,
+                        " of ", t.record_keys.size(), " records and ",
+                        p.in_store, " of ", t.txn.events().size(), " events")});
+      t.state = ModelTxn::State::kCommitted;  // reported; not judged again
+      continue;
+    }
+    t.state = ModelTxn::State::kCommitted;
+    open_.push_back(index);
+    if (!t.txn.idempotency_key().empty()) {
+      MakeOwner(index, out);
+      resolved_committed_.push_back(index);
+    }
+  }
+  in_doubt_.clear();
+}
+
+uint64_t SoakModel::CheckReceipts(const std::vector<ReceivedRequest>& log,
+                                  std::vector<Violation>* out) {
+  uint64_t checked = 0;
+  for (; log_seen_ < log.size(); ++log_seen_, ++checked) {
+    const ReceivedRequest& r = log[log_seen_];
+    auto it = events_.find(r.webhook_id);
+    if (it == events_.end()) {
+      out->push_back(
+          {ViolationKind::kUncommittedEventSent,
+           absl::StrCat("receiver got unknown event id '", r.webhook_id,
+                        "' (arrival ", r.arrival, ")")});
+      continue;
+    }
+    ModelEvent& event = it->second;
+    const ModelTxn& t = txns_[event.txn];
+    if (t.state == ModelTxn::State::kDuplicate) {
+      out->push_back({ViolationKind::kIdempotencyBroken,
+                      absl::StrCat("receiver got event ", r.webhook_id,
+                                   " of the duplicate ", Describe(t))});
+    } else if (t.state != ModelTxn::State::kCommitted) {
+      out->push_back({ViolationKind::kUncommittedEventSent,
+                      absl::StrCat("receiver got event ", r.webhook_id, " of ",
+                                   Describe(t))});
+    }
+    const Event& sent = t.txn.events()[event.index].event;
+    if (r.body != sent.payload) {
+      out->push_back({ViolationKind::kEventChanged,
+                      absl::StrCat("event ", r.webhook_id, " arrived (",
+                                   r.arrival, ") with another body")});
+    }
+    if (r.answer == Answer::kOk) event.acked = true;
+    if (event.first_received) continue;
+    event.first_received = true;
+    if (sent.ordering_key.empty()) continue;
+    const std::pair<uint64_t, size_t> position(t.commit_order, event.index);
+    auto [last, inserted] =
+        last_first_receipt_.emplace(sent.ordering_key, position);
+    if (inserted) continue;
+    if (last->second >= position) {
+      out->push_back(
+          {ViolationKind::kOrderBroken,
+           absl::StrCat("event ", r.webhook_id, " (commit #", position.first,
+                        ") first arrived after an event of ordering key ",
+                        sent.ordering_key, " committed later (commit #",
+                        last->second.first, ")")});
+    } else {
+      last->second = position;
+    }
+  }
+  return checked;
+}
+
+uint64_t SoakModel::CheckStoredEvents(const StoreView& view,
+                                      std::vector<Violation>* out) {
+  uint64_t checked = 0;
+  auto check = [&](const std::string& id, const std::string& payload,
+                   const std::string& ordering_key, const char* where) {
+    ++checked;
+    auto it = events_.find(id);
+    if (it == events_.end()) {
+      out->push_back(
+          {ViolationKind::kResurrected,
+           absl::StrCat(where, " event ", id, " was never emitted")});
+      return;
+    }
+    ModelEvent& event = it->second;
+    event.purge_allowed = false;  // the purge is over and it is still there
+    const ModelTxn& t = txns_[event.txn];
+    if (t.state == ModelTxn::State::kDuplicate) {
+      out->push_back({ViolationKind::kIdempotencyBroken,
+                      absl::StrCat(where, " event ", id, " belongs to the ",
+                                   Describe(t))});
+    } else if (t.state != ModelTxn::State::kCommitted) {
+      out->push_back({ViolationKind::kResurrected,
+                      absl::StrCat(where, " event ", id, " of ", Describe(t))});
+    } else if (t.settled) {
+      out->push_back({ViolationKind::kResurrected,
+                      absl::StrCat(where, " event ", id, " of ", Describe(t),
+                                   " is back after it was delivered")});
+    }
+    const Event& emitted = t.txn.events()[event.index].event;
+    if (payload != emitted.payload || ordering_key != emitted.ordering_key) {
+      out->push_back({ViolationKind::kEventChanged,
+                      absl::StrCat(where, " event ", id, " of ", Describe(t),
+                                   " differs from what was committed")});
+    }
+    // Both or neither, from the store's own contents: the records the
+    // payload names are there and name this event.
+    for (const std::string& key : RecordKeysOfPayload(payload)) {
+      absl::StatusOr<std::string> value = view.store->Get(kSoakTable, key);
+      const std::vector<std::string> ids =
+          value.ok() ? EventIdsOfRecord(*value) : std::vector<std::string>();
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
+        out->push_back(
+            {ViolationKind::kEventWithoutRecord,
+             absl::StrCat(where, " event ", id, " of ", Describe(t),
+                          ": its record ", key, " is ",
+                          value.ok() ? "someone else's" : "missing")});
+      }
+    }
+  };
+  for (const auto& [id, e] : view.pending) {
+    check(id, e->payload, e->ordering_key, "pending");
+  }
+  for (const auto& [id, d] : view.dead) {
+    check(id, d->event.payload, d->event.ordering_key, "dead");
+  }
+  return checked;
+}
+
+uint64_t SoakModel::CheckOpenTxns(const StoreView& view,
+                                  std::vector<Violation>* out) {
+  uint64_t checked = 0;
+  std::vector<size_t> still_open;
+  for (size_t index : open_) {
+    ModelTxn& t = txns_[index];
+    checked += t.txn.events().size();
+    const Presence p = Look(view, t, out);
+    if (t.state == ModelTxn::State::kDuplicate) {
+      if (p.records > 0) {
+        out->push_back(
+            {ViolationKind::kIdempotencyBroken,
+             absl::StrCat("the ", Describe(t), " wrote its records")});
+      }
+      t.settled = true;
+      settled_.push_back(index);
+      continue;
+    }
+    const size_t records = t.record_keys.size();
+    const size_t events = t.txn.events().size();
+    if (p.records == records && p.accounted == events) {
+      if (p.in_store == 0) {
+        t.settled = true;
+        settled_.push_back(index);
+      } else {
+        still_open.push_back(index);
+      }
+      continue;
+    }
+    ViolationKind kind;
+    if (p.records == 0 && p.in_store == 0) {
+      kind = ViolationKind::kLostCommit;
+    } else if (p.records == records) {
+      kind = ViolationKind::kRecordWithoutEvent;
+    } else if (p.accounted == events || p.in_store > 0) {
+      kind = ViolationKind::kEventWithoutRecord;
+    } else {
+      kind = ViolationKind::kRecordWithoutEvent;
+    }
+    out->push_back(
+        {kind,
+         absl::StrCat(Describe(t), t.acknowledged ? ", acknowledged," : "",
+                      " has ", p.records, " of ", records, " records; of its ",
+                      events, " events ", p.in_store, " are in the store and ",
+                      p.accounted - p.in_store, " were delivered or purged")});
+    still_open.push_back(index);
+  }
+  open_ = std::move(still_open);
+  return checked;
+}
+
+uint64_t SoakModel::CheckSettledTxns(const StoreView& view, size_t rolling,
+                                     std::vector<Violation>* out) {
+  uint64_t checked = 0;
+  const size_t n = std::min(rolling, settled_.size());
+  for (size_t i = 0; i < n; ++i) {
+    const ModelTxn& t = txns_[settled_[rolling_next_++ % settled_.size()]];
+    // A retried absent transaction may be in doubt or open again: those
+    // checks cover it.
+    const bool committed = t.state == ModelTxn::State::kCommitted;
+    if ((committed && !t.settled) || t.state == ModelTxn::State::kInDoubt) {
+      continue;
+    }
+    checked += t.txn.events().size();
+    const Presence p = Look(view, t, out);
+    if (!committed) {
+      if (p.records > 0) {
+        out->push_back(
+            {t.state == ModelTxn::State::kDuplicate
+                 ? ViolationKind::kIdempotencyBroken
+                 : ViolationKind::kResurrected,
+             absl::StrCat("the ", Describe(t), " has records in the store")});
+      }
+    } else if (p.records != t.record_keys.size()) {
+      out->push_back(
+          {ViolationKind::kLostCommit,
+           absl::StrCat("delivered ", Describe(t), " lost ",
+                        t.record_keys.size() - p.records, " record(s)")});
+    }
+  }
+  return checked;
+}
+
+}  // namespace outbox::testing

@@ -1,0 +1,44 @@
+// Copyright (c) edge-outbox authors.
+
+#include "tests/crash/soak_report.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace outbox::testing {
+
+bool SoakReport::HasViolation(ViolationKind kind) const {
+  for (const Violation& v : violations) {
+    if (v.kind == kind) return true;
+  }
+  return false;
+}
+
+std::string SoakReport::Summary() const {
+  std::string s = absl::StrCat(
+      "power-cut soak: seed ", seed, ", ", cycles, " cycles, ", events_checked,
+      " event checks; commits ok ", commits_ok, ", failed in the cut ",
+      commits_failed, ", duplicates ", duplicates, ", retried after a cut ",
+      retries, "; receiver got ", receipts, " requests\n  cuts per point:");
+  for (const auto& [where, n] : cuts)
+    absl::StrAppend(&s, "\n    ", where, ": ", n);
+  absl::StrAppend(&s, "\n  named points passed:");
+  for (const auto& [point, n] : passages) {
+    absl::StrAppend(&s, " ", point, "=", n);
+  }
+  return s;
+}
+
+std::string SoakReport::ViolationReport() const {
+  std::string s =
+      absl::StrCat("VIOLATION in cycle ", violation_cycle, " (seed ", seed,
+                   ", power cut at: ", violation_cut,
+                   "); reproduce with OUTBOX_SOAK_SEED=", seed);
+  for (const Violation& v : violations) {
+    absl::StrAppend(&s, "\n  [", ViolationKindName(v.kind), "] ", v.detail);
+  }
+  if (!agent_log.empty()) absl::StrAppend(&s, "\n  agent log, last lines:");
+  for (const std::string& line : agent_log) absl::StrAppend(&s, "\n    ", line);
+  return s;
+}
+
+}  // namespace outbox::testing
