@@ -3,7 +3,8 @@
 # and runs every test that is not labelled soak or bench.
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build test soak bench format clean
+.PHONY: all deps configure build test soak bench fuzz format clean
+.PHONY: sysroot-aarch64 build-aarch64 test-aarch64 sysroot-armhf build-armhf test-armhf
 
 all: build
 
@@ -25,8 +26,31 @@ soak: build
 bench: build
 	ctest --preset bench
 
+# The libFuzzer targets (tests/fuzz/), FUZZ_SECONDS each (default 600), two
+# at a time; `make test` runs them for 20 s each. Inputs found accumulate in
+# build/fuzz/work/<target>/corpus; crashes land beside it in artifacts/.
+# Final stats (cov, exec/s): build/Testing/Temporary/LastTest.log.
+FUZZ_SECONDS ?= 600
+fuzz: build
+	OUTBOX_FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --test-dir build -L '^fuzz$$' \
+	  -j $(JOBS) --output-on-failure --timeout $$(( $(FUZZ_SECONDS) + 300 ))
+
 format:
 	git ls-files '*.h' '*.cc' '*.c' | xargs clang-format -i
 
 clean:
 	rm -rf build
+
+# Cross builds for ARM gateways; tests run under qemu-user. Each builds its
+# sysroot once (toolchains/build-sysroot.sh: Debian arm .debs in
+# /opt/edge-outbox/sysroot-<arch>, ~30 MiB download), then configures
+# build/<arch>, builds and runs the same tests as `make test`.
+sysroot-aarch64 sysroot-armhf: sysroot-%: deps
+	bash toolchains/build-sysroot.sh $*
+
+build-aarch64 build-armhf: build-%: sysroot-%
+	cmake --preset $*
+	cmake --build --preset $* -j $(JOBS)
+
+test-aarch64 test-armhf: test-%: build-%
+	ctest --preset $* -j $(JOBS)

@@ -50,7 +50,10 @@ rocksdb::DBOptions MakeDbOptions(rocksdb::Env* env, const RocksMemory& memory) {
   // it opens on an edge device (and about half of each reopen in the crash
   // soak). One is plenty for a store of this size.
   o.max_file_opening_threads = 1;
-  // Edge devices: keep RocksDB's own log small.
+  // Edge devices: keep RocksDB's own log small. These caps also matter for
+  // correctness on armhf: Debian's 32-bit librocksdb is built without
+  // large-file support, so no single file of the store may reach 2 GiB
+  // (write buffers and table files stay far below that on their own).
   o.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   o.max_log_file_size = 1 << 20;
   o.keep_log_file_num = 3;

@@ -119,6 +119,10 @@ absl::StatusOr<bool> IsFreshPath(rocksdb::Env* env, const std::string& path,
   if (env->FileExists(path).ok()) {
     rocksdb::Status s = env->GetChildren(path, &children);
     if (!s.ok()) {
+      bool is_dir = false;
+      if (env->IsDirectory(path, &is_dir).ok() && is_dir) {
+        return FromRocks(s, absl::StrCat("listing '", path, "'"));
+      }
       return absl::FailedPreconditionError(
           absl::StrCat("'", path, "' exists and is not a directory (",
                        s.ToString(), "); an outbox store is a directory"));

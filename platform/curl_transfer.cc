@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -57,8 +58,12 @@ bool IsValidTimeout(absl::Duration d) {
 }
 
 // curl reads 0 as "no timeout", so a sub-millisecond limit rounds up.
+// curl takes `long` milliseconds, which is 32 bits on armhf: clamp there
+// (about 24.8 days) rather than let a long timeout wrap negative.
 long TimeoutMs(absl::Duration d) {
-  return static_cast<long>(std::max<int64_t>(1, absl::ToInt64Milliseconds(d)));
+  const int64_t ms = std::max<int64_t>(1, absl::ToInt64Milliseconds(d));
+  return static_cast<long>(
+      std::min<int64_t>(ms, std::numeric_limits<long>::max()));
 }
 
 bool HasHeader(const HttpRequest& request, absl::string_view name) {

@@ -1,9 +1,15 @@
 # Runs the README's usage example twice on a fresh store: the first run must
 # commit, the second must be recognised as the same idempotent commit.
+# Like the gtest suites, put the store under TEST_TMPDIR when it is set (the
+# armhf test preset points it at tmpfs, see CMakePresets.json).
+if(DEFINED ENV{TEST_TMPDIR})
+  string(RANDOM LENGTH 8 suffix)
+  set(DB "$ENV{TEST_TMPDIR}/usage-example-db-${suffix}")
+endif()
 file(REMOVE_RECURSE ${DB})
-execute_process(COMMAND ${EXAMPLE} ${DB} RESULT_VARIABLE rc1 OUTPUT_VARIABLE out1
+execute_process(COMMAND ${EMULATOR} ${EXAMPLE} ${DB} RESULT_VARIABLE rc1 OUTPUT_VARIABLE out1
   ERROR_VARIABLE err1)
-execute_process(COMMAND ${EXAMPLE} ${DB} RESULT_VARIABLE rc2 OUTPUT_VARIABLE out2
+execute_process(COMMAND ${EMULATOR} ${EXAMPLE} ${DB} RESULT_VARIABLE rc2 OUTPUT_VARIABLE out2
   ERROR_VARIABLE err2)
 file(REMOVE_RECURSE ${DB})
 message("first run:  ${out1}${err1}second run: ${out2}${err2}")

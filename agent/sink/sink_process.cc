@@ -18,6 +18,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 
 extern char** environ;
@@ -43,7 +44,14 @@ absl::StatusOr<pid_t> Spawn(const std::string& binary,
                             const std::vector<std::string>& args,
                             const std::string& out_path,
                             const std::string& err_path) {
+  // In a cross build, ctest runs this test under an emulator (qemu-user),
+  // but the kernel cannot exec a foreign binary by itself: start the sink
+  // through the same emulator. Empty in native builds.
+  const std::vector<std::string> emulator =
+      absl::StrSplit(OUTBOX_TEST_EMULATOR, ' ', absl::SkipEmpty());
   std::vector<char*> argv;
+  for (const std::string& e : emulator)
+    argv.push_back(const_cast<char*>(e.c_str()));
   argv.push_back(const_cast<char*>(binary.c_str()));
   for (const std::string& a : args)
     argv.push_back(const_cast<char*>(a.c_str()));
@@ -57,7 +65,7 @@ absl::StatusOr<pid_t> Spawn(const std::string& binary,
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, binary.c_str(), &actions, nullptr,
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr,
                              argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {

@@ -78,7 +78,7 @@ class SinkTest : public ::testing::Test {
 };
 
 TEST_F(SinkTest, ValidSignatureIsAcceptedAndLoggedValid) {
-  StartSink();
+  ASSERT_NO_FATAL_FAILURE(StartSink());
   httplib::Result res = Post("/hooks/orders", "msg_1", R"({"total":12})");
   ASSERT_TRUE(res) << httplib::to_string(res.error());
   EXPECT_EQ(res->status, 200);
@@ -95,7 +95,7 @@ TEST_F(SinkTest, ValidSignatureIsAcceptedAndLoggedValid) {
 }
 
 TEST_F(SinkTest, WrongSecretIsRejectedAndLoggedInvalid) {
-  StartSink();
+  ASSERT_NO_FATAL_FAILURE(StartSink());
   httplib::Result res = Post("/hooks", "msg_1", "{}", kWrongSecret);
   ASSERT_TRUE(res) << httplib::to_string(res.error());
   EXPECT_EQ(res->status, 401);
@@ -105,7 +105,7 @@ TEST_F(SinkTest, WrongSecretIsRejectedAndLoggedInvalid) {
 }
 
 TEST_F(SinkTest, EitherRotatedSecretIsAccepted) {
-  StartSink();
+  ASSERT_NO_FATAL_FAILURE(StartSink());
   ASSERT_TRUE(Post("/hooks", "msg_old", "{}", kSecret));
   ASSERT_TRUE(Post("/hooks", "msg_new", "{}", kRotatedSecret));
   std::vector<std::string> log = Log();
@@ -115,7 +115,7 @@ TEST_F(SinkTest, EitherRotatedSecretIsAccepted) {
 }
 
 TEST_F(SinkTest, RedeliveryOfAnAnsweredIdIsFlaggedDuplicate) {
-  StartSink();
+  ASSERT_NO_FATAL_FAILURE(StartSink());
   ASSERT_TRUE(Post("/hooks", "msg_1", "{}"));
   ASSERT_TRUE(Post("/hooks", "msg_2", "{}"));
   httplib::Result again = Post("/hooks", "msg_1", "{}");
@@ -129,7 +129,7 @@ TEST_F(SinkTest, RedeliveryOfAnAnsweredIdIsFlaggedDuplicate) {
 }
 
 TEST_F(SinkTest, StatusPathAnswersThatStatus) {
-  StartSink();
+  ASSERT_NO_FATAL_FAILURE(StartSink());
   httplib::Result res = Post("/status/410", "msg_1", "{}");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 410);
@@ -137,7 +137,7 @@ TEST_F(SinkTest, StatusPathAnswersThatStatus) {
 }
 
 TEST_F(SinkTest, StatusForTypeMatchesTheTypeHeader) {
-  StartSink({"--status-for-type", "order.voided=422"});
+  ASSERT_NO_FATAL_FAILURE(StartSink({"--status-for-type", "order.voided=422"}));
   httplib::Result voided = Post("/hooks", "msg_1", "{}", kSecret,
                                 {{"x-event-type", "order.voided"}});
   httplib::Result created = Post("/hooks", "msg_2", "{}", kSecret,
@@ -149,7 +149,8 @@ TEST_F(SinkTest, StatusForTypeMatchesTheTypeHeader) {
 }
 
 TEST_F(SinkTest, ThrottleAnswers429WithRetryAfter) {
-  StartSink({"--throttle-rate", "1", "--retry-after", "7"});
+  ASSERT_NO_FATAL_FAILURE(
+      StartSink({"--throttle-rate", "1", "--retry-after", "7"}));
   httplib::Result res = Post("/hooks", "msg_1", "{}");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 429);
@@ -157,14 +158,15 @@ TEST_F(SinkTest, ThrottleAnswers429WithRetryAfter) {
 }
 
 TEST_F(SinkTest, FailRateAnswersTheFailStatus) {
-  StartSink({"--fail-rate", "1", "--fail-status", "502"});
+  ASSERT_NO_FATAL_FAILURE(
+      StartSink({"--fail-rate", "1", "--fail-status", "502"}));
   httplib::Result res = Post("/hooks", "msg_1", "{}");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 502);
 }
 
 TEST_F(SinkTest, DropClosesTheConnectionWithoutAnAnswer) {
-  StartSink({"--drop-rate", "1"});
+  ASSERT_NO_FATAL_FAILURE(StartSink({"--drop-rate", "1"}));
   httplib::Result res = Post("/hooks", "msg_1", "{}");
   EXPECT_FALSE(res);
   EXPECT_EQ(res.error(), httplib::Error::Read)
@@ -177,7 +179,7 @@ TEST_F(SinkTest, DropClosesTheConnectionWithoutAnAnswer) {
 }
 
 TEST_F(SinkTest, DelayOutlastsAShortClientTimeout) {
-  StartSink({"--delay-ms", "1000"});
+  ASSERT_NO_FATAL_FAILURE(StartSink({"--delay-ms", "1000"}));
   httplib::Client client("127.0.0.1", sink_->port());
   client.set_read_timeout(0, 100000);  // 100 ms, a tenth of the delay.
   httplib::Result res = client.Post("/hooks", "{}", "application/json");
@@ -186,7 +188,7 @@ TEST_F(SinkTest, DelayOutlastsAShortClientTimeout) {
 }
 
 TEST_F(SinkTest, SigtermStopsWithExitCodeZero) {
-  StartSink();
+  ASSERT_NO_FATAL_FAILURE(StartSink());
   absl::StatusOr<int> code = sink_->Stop();
   ASSERT_OUTBOX_OK(code);
   EXPECT_EQ(*code, 0) << sink_->Stderr();

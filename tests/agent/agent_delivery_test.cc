@@ -71,7 +71,7 @@ std::string PayloadKey(const std::string& body) {
 }
 
 TEST_F(AgentDeliveryTest, ThousandEventsDeliveredExactlyOnceInKeyOrder) {
-  StartSink();
+  ASSERT_NO_FATAL_FAILURE(StartSink());
   const std::vector<std::string> ids = CommitEvents(1000, /*keys=*/10);
   auto agent = MakeAgent(Config());
   ASSERT_NE(agent, nullptr);
@@ -101,7 +101,7 @@ TEST_F(AgentDeliveryTest, ThousandEventsDeliveredExactlyOnceInKeyOrder) {
 }
 
 TEST_F(AgentDeliveryTest, ServerErrorsAreRetriedUntilDelivered) {
-  StartSink({"--fail-rate", "0.4", "--seed", "7"});
+  ASSERT_NO_FATAL_FAILURE(StartSink({"--fail-rate", "0.4", "--seed", "7"}));
   const std::vector<std::string> ids = CommitEvents(30, /*keys=*/3);
   auto agent = MakeAgent(Config());
   ASSERT_NE(agent, nullptr);
@@ -114,7 +114,8 @@ TEST_F(AgentDeliveryTest, ServerErrorsAreRetriedUntilDelivered) {
 }
 
 TEST_F(AgentDeliveryTest, ThrottlingWaitsAtLeastRetryAfter) {
-  StartSink({"--throttle-rate", "0.5", "--retry-after", "1", "--seed", "3"});
+  ASSERT_NO_FATAL_FAILURE(StartSink(
+      {"--throttle-rate", "0.5", "--retry-after", "1", "--seed", "3"}));
   CommitEvents(10);
   auto agent = MakeAgent(Config());
   ASSERT_NE(agent, nullptr);
@@ -136,7 +137,7 @@ TEST_F(AgentDeliveryTest, ThrottlingWaitsAtLeastRetryAfter) {
 }
 
 TEST_F(AgentDeliveryTest, BadRequestDeadLettersAtOnce) {
-  StartSink();
+  ASSERT_NO_FATAL_FAILURE(StartSink());
   const std::vector<std::string> ids = CommitEvents(1);
   auto agent = MakeAgent(Config("/status/400"));
   ASSERT_NE(agent, nullptr);
@@ -150,7 +151,7 @@ TEST_F(AgentDeliveryTest, BadRequestDeadLettersAtOnce) {
 }
 
 TEST_F(AgentDeliveryTest, FirmwareMainLoopDrivesTheAgentThroughItsFd) {
-  StartSink();
+  ASSERT_NO_FATAL_FAILURE(StartSink());
   const std::vector<std::string> ids = CommitEvents(20, /*keys=*/2);
   auto agent = MakeAgent(Config());
   ASSERT_NE(agent, nullptr);
@@ -170,7 +171,7 @@ TEST_F(AgentDeliveryTest, FirmwareMainLoopDrivesTheAgentThroughItsFd) {
 }
 
 TEST_F(AgentDeliveryTest, GonePausesTheDestinationUntilResumed) {
-  StartSink();
+  ASSERT_NO_FATAL_FAILURE(StartSink());
   CommitEvents(3, /*keys=*/3);  // independent keys: only the pause holds them
   auto agent = MakeAgent(Config("/status/410"));
   ASSERT_NE(agent, nullptr);
@@ -190,7 +191,7 @@ TEST_F(AgentDeliveryTest, GonePausesTheDestinationUntilResumed) {
 }
 
 TEST_F(AgentDeliveryTest, ReplayDeliversADeadLetter) {
-  StartSink();
+  ASSERT_NO_FATAL_FAILURE(StartSink());
   const std::vector<std::string> ids = CommitEvents(1);
   {
     auto rejecting = MakeAgent(Config("/status/422"));
@@ -206,7 +207,7 @@ TEST_F(AgentDeliveryTest, ReplayDeliversADeadLetter) {
 }
 
 TEST_F(AgentDeliveryTest, LostAnswerIsResentWithSameIdAndSeenAsDuplicate) {
-  StartSink({"--drop-rate", "0.5", "--seed", "11"});
+  ASSERT_NO_FATAL_FAILURE(StartSink({"--drop-rate", "0.5", "--seed", "11"}));
   const std::vector<std::string> ids = CommitEvents(20);
   auto agent = MakeAgent(Config());
   ASSERT_NE(agent, nullptr);
@@ -227,7 +228,7 @@ TEST_F(AgentDeliveryTest, LostAnswerIsResentWithSameIdAndSeenAsDuplicate) {
 }
 
 TEST_F(AgentDeliveryTest, WrongSecretIsFlaggedBySinkAndDeadLettered) {
-  StartSink();
+  ASSERT_NO_FATAL_FAILURE(StartSink());
   const std::vector<std::string> ids = CommitEvents(1);
   secret_path_ =
       SecretFile("whsec_" + std::string("c2VjcmV0LXRoYXQtaXMtd3Jvbmc="));
@@ -242,7 +243,7 @@ TEST_F(AgentDeliveryTest, WrongSecretIsFlaggedBySinkAndDeadLettered) {
 }
 
 TEST_F(AgentDeliveryTest, UnroutableTypeIsDeadLetteredWithReason) {
-  StartSink();
+  ASSERT_NO_FATAL_FAILURE(StartSink());
   const std::vector<std::string> ids = CommitEvents(1, 0, "audit.trail");
   const std::string config = absl::StrCat(R"(
     destinations { name: "sink" url: "http://127.0.0.1:)",

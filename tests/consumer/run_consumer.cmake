@@ -24,7 +24,14 @@ if(TOOLCHAIN)
 endif()
 run(${CMAKE_COMMAND} ${configure_args})
 run(${CMAKE_COMMAND} --build ${WORK}/cmake-build)
-run(${EMULATOR} ${WORK}/cmake-build/consumer ${WORK}/db-cmake)
+# The stores go under TEST_TMPDIR when it is set (the armhf test preset points
+# it at tmpfs, see CMakePresets.json), else beside the build.
+set(db_dir ${WORK})
+if(DEFINED ENV{TEST_TMPDIR})
+  string(RANDOM LENGTH 8 suffix)
+  set(db_dir "$ENV{TEST_TMPDIR}/outbox-consumer-${suffix}")
+endif()
+run(${EMULATOR} ${WORK}/cmake-build/consumer ${db_dir}/db-cmake)
 
 # The same program through pkg-config (native builds; a cross pkg-config
 # setup is the firmware build system's business).
@@ -39,5 +46,8 @@ if(NOT TOOLCHAIN)
   separate_arguments(flags UNIX_COMMAND "${flags}")
   run(${CXX} -std=c++17 ${SOURCE_DIR}/tests/consumer/consumer.cc -o
     ${WORK}/consumer-pkgconfig ${flags})
-  run(${WORK}/consumer-pkgconfig ${WORK}/db-pkgconfig)
+  run(${WORK}/consumer-pkgconfig ${db_dir}/db-pkgconfig)
+endif()
+if(NOT db_dir STREQUAL WORK)
+  file(REMOVE_RECURSE ${db_dir})
 endif()
