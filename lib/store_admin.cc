@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "lib/bounded_iterator.h"
 #include "lib/codec.h"
 #include "lib/crash_points.h"
 #include "lib/keys.h"
@@ -15,21 +16,18 @@
 #include "lib/store_impl.h"
 
 namespace outbox {
-namespace {
-
-// Calls `visit` for each pending entry that decodes, in commit order, from
-// the head; stops when it returns false.
-template <typename Visit>
-absl::Status ScanPending(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* pending,
-                         uint64_t head, uint64_t end, Visit visit) {
-  const std::string lower = keys::Seq(head);
-  const std::string upper = keys::Seq(end);
-  rocksdb::Slice lower_slice(lower), upper_slice(upper);
-  rocksdb::ReadOptions ro;
-  ro.iterate_lower_bound = &lower_slice;
-  ro.iterate_upper_bound = &upper_slice;
-  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro, pending));
-  for (it->Seek(lower_slice); it->Valid(); it->Next()) {
+absl::Status StoreImpl::ScanPending(
+    absl::FunctionRef<bool(PendingEvent)> visit) {
+  uint64_t head, end;
+  {
+    absl::MutexLock l(&mu_);
+    head = state_.head_seq();
+    end = state_.next_seq();
+  }
+  absl::ReaderMutexLock r(&db_mu_);
+  OUTBOX_RETURN_IF_ERROR(DbReady());
+  BoundedIterator it(db_.get(), pending_, keys::Seq(head), keys::Seq(end));
+  for (; it->Valid(); it->Next()) {
     std::optional<uint64_t> seq = keys::ParseSeq(View(it->key()));
     if (!seq.has_value()) continue;
     absl::StatusOr<storage::OutboxEntry> entry =
@@ -39,8 +37,6 @@ absl::Status ScanPending(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* pending,
   }
   return FromRocks(it->status(), "scanning the queue");
 }
-
-}  // namespace
 
 absl::StatusOr<DeadLetter> StoreImpl::DecodeDeadLetter(
     absl::string_view key, absl::string_view value) {
@@ -56,41 +52,23 @@ absl::StatusOr<DeadLetter> StoreImpl::DecodeDeadLetter(
 
 absl::StatusOr<std::vector<PendingEvent>> StoreImpl::ListPending(size_t limit) {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
-  uint64_t head, end;
-  {
-    absl::MutexLock l(&mu_);
-    head = state_.head_seq();
-    end = state_.next_seq();
-  }
   std::vector<PendingEvent> out;
   if (limit == 0) return out;
-  absl::ReaderMutexLock r(&db_mu_);
-  OUTBOX_RETURN_IF_ERROR(DbReady());
-  OUTBOX_RETURN_IF_ERROR(
-      ScanPending(db_.get(), pending_, head, end, [&](PendingEvent e) {
-        out.push_back(std::move(e));
-        return out.size() < limit;
-      }));
+  OUTBOX_RETURN_IF_ERROR(ScanPending([&](PendingEvent e) {
+    out.push_back(std::move(e));
+    return out.size() < limit;
+  }));
   return out;
 }
 
 absl::StatusOr<PendingEvent> StoreImpl::FindPending(absl::string_view id) {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
-  uint64_t head, end;
-  {
-    absl::MutexLock l(&mu_);
-    head = state_.head_seq();
-    end = state_.next_seq();
-  }
   std::optional<PendingEvent> found;
-  absl::ReaderMutexLock r(&db_mu_);
-  OUTBOX_RETURN_IF_ERROR(DbReady());
-  OUTBOX_RETURN_IF_ERROR(
-      ScanPending(db_.get(), pending_, head, end, [&](PendingEvent e) {
-        if (e.id != id) return true;
-        found = std::move(e);
-        return false;
-      }));
+  OUTBOX_RETURN_IF_ERROR(ScanPending([&](PendingEvent e) {
+    if (e.id != id) return true;
+    found = std::move(e);
+    return false;
+  }));
   if (!found.has_value()) {
     return absl::NotFoundError(absl::StrCat("no pending event with id ", id));
   }
@@ -143,16 +121,11 @@ absl::StatusOr<size_t> StoreImpl::PurgeExpiredIdempotencyKeys() {
   OUTBOX_RETURN_IF_ERROR(WritableLocked());
   const int64_t cutoff_ms = ToStoredMillis(Now() - options_.idempotency_window);
   // The expiry index is ordered by commit time: scan only the expired part.
-  const std::string lower = keys::kIdempotencyExpiryPrefix;
-  const std::string upper = keys::IdempotencyExpiryKey(cutoff_ms + 1, "");
-  rocksdb::Slice lower_slice(lower), upper_slice(upper);
-  rocksdb::ReadOptions ro;
-  ro.iterate_lower_bound = &lower_slice;
-  ro.iterate_upper_bound = &upper_slice;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, idem_));
+  BoundedIterator it(db_.get(), idem_, keys::kIdempotencyExpiryPrefix,
+                     keys::IdempotencyExpiryKey(cutoff_ms + 1, ""));
   rocksdb::WriteBatch batch;
   size_t purged = 0;
-  for (it->Seek(lower_slice); it->Valid(); it->Next()) {
+  for (; it->Valid(); it->Next()) {
     std::optional<keys::ExpiryKey> expiry =
         keys::ParseIdempotencyExpiryKey(View(it->key()));
     rocksdb::Status s = batch.Delete(idem_, it->key());
@@ -216,25 +189,19 @@ absl::StatusOr<size_t> StoreImpl::TEST_ScanFromZero(size_t limit) {
 absl::StatusOr<Stats> StoreImpl::GetStats() {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
   Stats stats;
-  uint64_t head, end;
   {
     absl::MutexLock l(&mu_);
     stats.pending_events = state_.pending_count();
     stats.pending_bytes = state_.pending_bytes();
     stats.dead_letters = state_.dead_count();
     stats.delivered_total = state_.delivered_total();
-    head = state_.head_seq();
-    end = state_.next_seq();
   }
   // The oldest pending event is the first decodable one from the head.
   std::optional<absl::Time> oldest;
-  absl::ReaderMutexLock r(&db_mu_);
-  OUTBOX_RETURN_IF_ERROR(DbReady());
-  OUTBOX_RETURN_IF_ERROR(
-      ScanPending(db_.get(), pending_, head, end, [&](PendingEvent e) {
-        oldest = e.created;
-        return false;
-      }));
+  OUTBOX_RETURN_IF_ERROR(ScanPending([&](PendingEvent e) {
+    oldest = e.created;
+    return false;
+  }));
   if (oldest.has_value()) {
     stats.oldest_pending_age = std::max(absl::ZeroDuration(), Now() - *oldest);
   }

@@ -26,6 +26,12 @@
 
 namespace outbox {
 
+// a - b, or 0 where that would wrap: the queue counters never go below
+// zero (a wrapped count would make the queue look full forever).
+inline uint64_t SaturatingSub(uint64_t a, uint64_t b) {
+  return a > b ? a - b : 0;
+}
+
 // Deliberately broken variants of the store, so that crash suites can prove
 // they catch what they claim to. Never set outside tests.
 struct StoreTestOptions {
@@ -137,6 +143,10 @@ class StoreImpl final : public Store {
                           const storage::DeadLetter& dead,
                           absl::string_view what)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Calls `visit` for each pending entry that decodes, in commit order from
+  // the head, until it returns false. Takes its own snapshot of the bounds.
+  absl::Status ScanPending(absl::FunctionRef<bool(PendingEvent)> visit)
+      ABSL_LOCKS_EXCLUDED(mu_, db_mu_);
   absl::StatusOr<DeadLetter> DecodeDeadLetter(absl::string_view key,
                                               absl::string_view value);
   rocksdb::ColumnFamilyHandle* TableHandle(absl::string_view table) const;

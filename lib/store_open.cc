@@ -18,6 +18,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/bounded_iterator.h"
 #include "lib/codec.h"
 #include "lib/keys.h"
 #include "lib/rocks_options.h"
@@ -454,17 +455,11 @@ absl::Status StoreImpl::MakeSecondaryDir() {
 }
 
 absl::Status StoreImpl::RebuildIndex() {
-  const std::string lower = keys::Seq(state_.head_seq());
-  const std::string upper = keys::Seq(state_.next_seq());
-  rocksdb::Slice lower_slice(lower), upper_slice(upper);
-  rocksdb::ReadOptions ro;
-  ro.iterate_lower_bound = &lower_slice;
-  ro.iterate_upper_bound = &upper_slice;
-  // Read once, front to back; the OS need not keep it cached.
-  ro.fill_cache = false;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, pending_));
+  // Read once, front to back: no need to keep these blocks cached.
+  BoundedIterator it(db_.get(), pending_, keys::Seq(state_.head_seq()),
+                     keys::Seq(state_.next_seq()), /*fill_cache=*/false);
   uint64_t count = 0, bytes = 0;
-  for (it->Seek(lower_slice); it->Valid(); it->Next()) {
+  for (; it->Valid(); it->Next()) {
     ++count;
     bytes += it->value().size();
     std::optional<uint64_t> seq = keys::ParseSeq(View(it->key()));

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "lib/bounded_iterator.h"
 #include "lib/codec.h"
 #include "lib/crash_points.h"
 #include "lib/keys.h"
@@ -16,8 +17,6 @@
 
 namespace outbox {
 namespace {
-
-uint64_t SaturatingSub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
 // Counts one pending entry of `bytes` stored bytes out of `state`. Counters
 // never wrap below zero: an entry damaged on disk may have changed size, and
@@ -84,15 +83,9 @@ absl::StatusOr<DueEvents> StoreImpl::NextDue(
 }
 
 absl::StatusOr<uint64_t> StoreImpl::HeadAfterLocked(uint64_t seq) {
-  const std::string lower = keys::Seq(seq + 1);
-  const std::string upper = keys::Seq(state_.next_seq());
   if (seq + 1 >= state_.next_seq()) return state_.next_seq();
-  rocksdb::Slice lower_slice(lower), upper_slice(upper);
-  rocksdb::ReadOptions ro;
-  ro.iterate_lower_bound = &lower_slice;
-  ro.iterate_upper_bound = &upper_slice;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, pending_));
-  it->Seek(lower_slice);
+  BoundedIterator it(db_.get(), pending_, keys::Seq(seq + 1),
+                     keys::Seq(state_.next_seq()));
   if (it->Valid()) {
     std::optional<uint64_t> next = keys::ParseSeq(View(it->key()));
     if (next.has_value()) return *next;
