@@ -286,10 +286,8 @@ absl::Status AgentImpl::StartDueEvents() {
     absl::StatusOr<const Destination*> destination =
         Route(config_, event.type, event.destination);
     if (!destination.ok()) {
-      const std::string reason = std::string(destination.status().message());
-      OUTBOX_RETURN_IF_ERROR(store_->MoveToDeadLetters(event, reason));
-      ++stats_.dead_lettered;
-      Log(absl::StrCat("event ", event.id, " dead-lettered: ", reason));
+      OUTBOX_RETURN_IF_ERROR(
+          DeadLetterUnsendable(event, destination.status().message()));
       continue;
     }
     const uint64_t tag = next_tag_++;
@@ -300,11 +298,8 @@ absl::Status AgentImpl::StartDueEvents() {
     if (!started.ok()) {
       // The transport refused this request itself (e.g. a Content-Type with
       // a line break): sending it again cannot help.
-      const std::string reason =
-          absl::StrCat("cannot be sent: ", started.message());
-      OUTBOX_RETURN_IF_ERROR(store_->MoveToDeadLetters(event, reason));
-      ++stats_.dead_lettered;
-      Log(absl::StrCat("event ", event.id, " dead-lettered: ", reason));
+      OUTBOX_RETURN_IF_ERROR(DeadLetterUnsendable(
+          event, absl::StrCat("cannot be sent: ", started.message())));
       continue;
     }
     ++stats_.requests;
@@ -317,6 +312,19 @@ absl::Status AgentImpl::StartDueEvents() {
   // Idle: nothing in flight and nothing due for a reachable destination
   // (NextDue puts next_due at `now` when it stopped at the limit).
   idle_ = in_flight_.empty() && next_due_ > now;
+  return absl::OkStatus();
+}
+
+absl::Status AgentImpl::DeadLetterUnsendable(const PendingEvent& event,
+                                             absl::string_view reason) {
+  absl::Status s = store_->MoveToDeadLetters(event, reason);
+  if (absl::IsResourceExhausted(s)) {
+    PauseForFullDisk(s);  // it stays pending and is looked at again
+    return absl::OkStatus();
+  }
+  if (!s.ok()) return s;
+  ++stats_.dead_lettered;
+  Log(absl::StrCat("event ", event.id, " dead-lettered: ", reason));
   return absl::OkStatus();
 }
 

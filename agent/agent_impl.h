@@ -71,6 +71,10 @@ class AgentImpl final : public Agent {
   absl::Status HandleResult(const HttpResult& result);
   absl::Status ApplyDecision(const InFlight& flight, const HttpResult& result);
   absl::Status StartDueEvents();
+  // Dead-letters an event that cannot be sent at all (no route, a request
+  // the transport refuses); a full disk pauses instead of failing.
+  absl::Status DeadLetterUnsendable(const PendingEvent& event,
+                                    absl::string_view reason);
   absl::Status Housekeeping(absl::Time now);
   void MarkReachable(const Destination& d);
   void MarkUnreachable(const InFlight& flight, absl::string_view why);
