@@ -55,18 +55,7 @@ base="${OUTBOX_SYSROOT_BASE:-/opt/edge-outbox}"
 sysroot="$base/sysroot-$arch"
 aptdir="$base/apt-$arch"
 log() { echo "build-sysroot[$arch]: $*"; }
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-
-retry() {  # retry N cmd...: the archive occasionally fails a download.
-  local n="$1" i; shift
-  for ((i = 1; i <= n; i++)); do
-    if "$@"; then return 0; fi
-    log "attempt $i/$n failed: $*" >&2
-    [ "$i" -lt "$n" ] && sleep $((i * 5))
-  done
-  return 1
-}
+. "$(dirname "$0")/common.sh"
 
 start=$(date +%s)
 
@@ -84,18 +73,7 @@ if [ "${OUTBOX_SYSROOT_REFRESH:-0}" != 1 ] && \
 fi
 
 # 1. Host tools.
-missing=()
-for p in "${host_packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
-    missing+=("$p")
-  fi
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-  log "installing host tools: ${missing[*]}"
-  retry 3 $SUDO apt-get update -q
-  retry 3 $SUDO env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+install_missing "${host_packages[@]}"
 
 # 2. Private apt state for the target architecture, using the host's Debian
 #    mirrors (same suites and snapshot, so the arm libprotobuf matches the

@@ -15,9 +15,12 @@
 #   OUTBOX_FULLY_STATIC link executables with -static (glibc, libstdc++ and
 #                       every dependency from .a archives) so they run on a
 #                       gateway without any of these libraries installed.
-#                       Default: OFF. Tests then run under qemu without -L.
-#                       Executables that link libcurl cannot be built so
-#                       (see below).
+#                       Default: ON in the aarch64 preset, else OFF. Tests
+#                       then run under qemu without -L.
+#   OUTBOX_STATIC_DEPS  the libcurl and cpp-httplib that static executables
+#                       use, made by toolchains/build-static-deps.sh <arch>.
+#                       Default: static-<arch> beside the sysroot (where
+#                       that script puts them).
 
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_C_COMPILER ${OUTBOX_CROSS_TRIPLET}-gcc)
@@ -26,7 +29,7 @@ set(CMAKE_LIBRARY_ARCHITECTURE ${OUTBOX_CROSS_TRIPLET})
 
 # try_compile() re-reads this file in a fresh project: pass our choices on.
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES
-  OUTBOX_SYSROOT OUTBOX_FULLY_STATIC)
+  OUTBOX_SYSROOT OUTBOX_FULLY_STATIC OUTBOX_STATIC_DEPS)
 
 if(NOT OUTBOX_SYSROOT)
   if(DEFINED ENV{OUTBOX_SYSROOT})
@@ -85,9 +88,28 @@ if(OUTBOX_FULLY_STATIC)
   # Every library from its .a archive, every executable linked -static.
   # RocksDB's archive target is chosen by the project (OUTBOX_STATIC_ROCKSDB);
   # OUTBOX_ABSL_STATIC is read by the sysroot's patched Abseil package
-  # (build-sysroot.sh). NOT possible from Debian packages: libcurl. Its
-  # archive needs libgssapi_krb5, which Debian ships only as a shared
-  # library, so an executable that links curl fails to link in this mode.
+  # (build-sysroot.sh). Two come from build-static-deps.sh instead: Debian's
+  # libcurl.a needs libraries Debian ships only as shared objects (GSSAPI,
+  # LDAP, RTMP...), so static executables link an HTTP-and-OpenSSL-only
+  # libcurl compiled from Debian's curl source (its CURLConfig.cmake comes
+  # first on the search path, and FindCURL prefers it); and cpp-httplib,
+  # only a shared library in Debian, is used as the single header from its
+  # source package (OUTBOX_HTTPLIB_INCLUDE_DIR, read by CMakeLists.txt).
+  if(NOT OUTBOX_STATIC_DEPS)
+    get_filename_component(_outbox_base "${OUTBOX_SYSROOT}" DIRECTORY)
+    set(OUTBOX_STATIC_DEPS "${_outbox_base}/static-${OUTBOX_CROSS_ARCH}")
+  endif()
+  set(OUTBOX_STATIC_DEPS "${OUTBOX_STATIC_DEPS}" CACHE PATH
+    "libcurl and cpp-httplib for static executables (build-static-deps.sh)")
+  if(NOT EXISTS "${OUTBOX_STATIC_DEPS}/.outbox-static")
+    message(FATAL_ERROR
+      "No static libcurl at ${OUTBOX_STATIC_DEPS} (OUTBOX_FULLY_STATIC=ON). "
+      "Build it with: bash toolchains/build-static-deps.sh "
+      "${OUTBOX_CROSS_ARCH} (or `make test-${OUTBOX_CROSS_ARCH}`), or set "
+      "OUTBOX_STATIC_DEPS.")
+  endif()
+  list(PREPEND CMAKE_FIND_ROOT_PATH "${OUTBOX_STATIC_DEPS}")
+  set(OUTBOX_HTTPLIB_INCLUDE_DIR "${OUTBOX_STATIC_DEPS}/include")
   set(CMAKE_PROJECT_INCLUDE ${CMAKE_CURRENT_LIST_DIR}/static-link.cmake)
   set(OUTBOX_STATIC_ROCKSDB ON CACHE BOOL "Link RocksDB's archive")
   set(OUTBOX_ABSL_STATIC ON)

@@ -14,28 +14,11 @@ packages=(
   libgtest-dev libgmock-dev
   libcpp-httplib-dev      # outbox-sink test receiver
   openssl                 # test certificates
+  file                    # CI checks that the aarch64 agent is static
   clang libclang-rt-14-dev  # libFuzzer + ASan/UBSan runtimes (tests/fuzz)
 )
 
-missing=()
-for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
-    missing+=("$p")
-  fi
-done
-
-if [ "${#missing[@]}" -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
-fi
-
-echo "install-deps: installing ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-# Retry: the archive occasionally fails an index download.
-for attempt in 1 2 3; do
-  if $SUDO apt-get update; then break; fi
-  echo "install-deps: apt-get update failed (attempt $attempt)" >&2
-  sleep 5
-done
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+log() { echo "install-deps: $*"; }
+. "$(dirname "$0")/common.sh"
+install_missing "${packages[@]}"
+log "all ${#packages[@]} packages present"

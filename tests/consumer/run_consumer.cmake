@@ -2,7 +2,9 @@
 # against it twice, through find_package(EdgeOutbox) and through pkg-config,
 # and runs both programs (under EMULATOR when cross-compiling).
 #   -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK=... [-DTOOLCHAIN=...]
-#   [-DEMULATOR=...] [-DCXX=...] [-DPKG_CONFIG_SYSROOT=...]
+#   [-DFULLY_STATIC=ON] [-DEMULATOR=...] [-DCXX=...]
+# A fully static build is consumed fully static too (the same toolchain
+# option); its EMULATOR then has no sysroot, so the program must be static.
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
     ERROR_VARIABLE err)
@@ -21,6 +23,9 @@ set(configure_args -S ${SOURCE_DIR}/tests/consumer -B ${WORK}/cmake-build
 if(TOOLCHAIN)
   list(APPEND configure_args -DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN}
     -DCMAKE_FIND_ROOT_PATH=${prefix})
+  if(FULLY_STATIC)
+    list(APPEND configure_args -DOUTBOX_FULLY_STATIC=ON)
+  endif()
 endif()
 run(${CMAKE_COMMAND} ${configure_args})
 run(${CMAKE_COMMAND} --build ${WORK}/cmake-build)
