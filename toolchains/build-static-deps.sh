@@ -29,8 +29,9 @@
 #    ${OUTBOX_SYSROOT_BASE:-/opt/edge-outbox}): lib/libcurl.a with
 #    CURLConfig.cmake, include/curl, include/httplib.h. cross-linux-gnu.cmake
 #    puts that tree first on the search path when OUTBOX_FULLY_STATIC is ON.
-#    A stamp (this script's hash, the sysroot's package list) makes a second
-#    run a no-op without network.
+#    A stamp (this script, the toolchain files, the sysroot's package list)
+#    makes a second run a no-op without network; the downloaded sources are
+#    kept in <base>/apt-src/sources for rebuilds.
 #
 # Built-in defaults of this libcurl (the firmware image must match them, or
 # the agent's config must name its CA with ca_file/ca_dir):
@@ -48,6 +49,7 @@ esac
 here="$(cd "$(dirname "$0")" && pwd)"
 base="${OUTBOX_SYSROOT_BASE:-/opt/edge-outbox}"
 sysroot="$base/sysroot-$arch"
+aptdir="$base/apt-$arch"
 prefix="$base/static-$arch"
 srcapt="$base/apt-src"
 log() { echo "build-static-deps[$arch]: $*"; }
@@ -57,18 +59,42 @@ log() { echo "build-static-deps[$arch]: $*"; }
   log "ERROR: no sysroot at $sysroot; run toolchains/build-sysroot.sh $arch" >&2
   exit 3
 }
-sysroot_version() {  # the version of binary package $1 in the sysroot
-  local v
+own_dir "$base"
+# The sysroot must not change under us (build-sysroot.sh takes the same
+# lock), and one run at a time builds: the source apt state is shared by the
+# architectures.
+exec 8>"$base/.lock-$arch"
+flock 8
+exec 9>"$base/.lock-static"
+flock 9
+
+# source_of PKG: "SOURCE VERSION" of the sysroot's binary package PKG, read
+# from its .deb (a binary-only rebuild has a version the source lacks).
+source_of() {
+  local v deb src
   v=$(awk -F= -v p="$1" '$1==p{print $2}' "$sysroot/.outbox-packages")
   [ -n "$v" ] || { log "ERROR: the sysroot has no $1 to match" >&2; exit 3; }
-  echo "$v"
+  deb=$(ls "$aptdir/archives/$1_${v/:/%3a}_"*.deb 2>/dev/null | head -1)
+  src=""
+  if [ -n "$deb" ]; then src=$(dpkg-deb -f "$deb" Source); fi
+  case "$src" in
+    "") echo "$1 $v" ;;                          # source named as the binary
+    *"("*) echo "${src%% *} $(echo "$src" | sed 's/.*(\(.*\)).*/\1/')" ;;
+    *) echo "$src $v" ;;
+  esac
 }
-version=$(sysroot_version libcurl4-openssl-dev)
-httplib_version=$(sysroot_version libcpp-httplib-dev)
+src=$(source_of libcurl4-openssl-dev)
+read -r curl_src version <<< "$src"
+src=$(source_of libcpp-httplib-dev)
+read -r httplib_src httplib_version <<< "$src"
 
-stamp=$( { sha256sum "$0" | cut -d' ' -f1;
-           cat "$sysroot/.outbox-sysroot" "$sysroot/.outbox-packages"; } \
-         | sha256sum | cut -d' ' -f1)
+# Rebuilt when this script, the toolchain it compiles with, or the sysroot
+# changes. The toolchain file refuses a tree built against another sysroot
+# (.outbox-built-against).
+built_against=$(sha256sum "$sysroot/.outbox-packages" | cut -d' ' -f1)
+stamp=$( { cat "$0" "$here/common.sh" "$here/cross-linux-gnu.cmake" \
+               "$here/$toolchain" "$sysroot/.outbox-sysroot";
+           echo "$built_against"; } | sha256sum | cut -d' ' -f1)
 if [ -f "$prefix/.outbox-static" ] && \
    [ "$(cat "$prefix/.outbox-static")" = "$stamp" ]; then
   log "up to date: $prefix (curl $version, cpp-httplib $httplib_version)"
@@ -86,14 +112,9 @@ for tool in cmake ninja; do
   }
 done
 
-# One run at a time, whatever the architecture: they share the source apt
-# state.
-exec 9>"$base/.lock-static"
-flock 9
-
 # 1. Source packages, through a private apt state that knows only deb-src.
 mkdir -p "$srcapt"/etc/sources.list.d "$srcapt"/lists/partial \
-  "$srcapt"/archives/partial
+  "$srcapt"/archives/partial "$srcapt"/sources
 : > "$srcapt/status"
 sources="$srcapt/etc/sources.list.d/debian.sources"
 if [ -f /etc/apt/sources.list.d/debian.sources ]; then
@@ -120,40 +141,54 @@ apt_opts=(
   -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null
   -o "Dir::State::Lists=$srcapt/lists"
   -o "Dir::State::status=$srcapt/status"
-  -o "Dir::Cache=$srcapt" -o "Dir::Cache::Archives=$srcapt/archives"
+  -o "Dir::Cache=$srcapt"
   -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
   -o Debug::NoLocking=1 -o APT::Sandbox::User=root -q
 )
 work="$base/static-build-$arch"
 rm -rf "$work"
-mkdir -p "$work/dl"
+mkdir -p "$work"
 trap 'rm -rf "$work" "$prefix.tmp"' EXIT
-log "downloading the Debian source indexes"
-retry 3 apt-get "${apt_opts[@]}" update >"$work/update.log" 2>&1 || {
-  cat "$work/update.log" >&2
-  log "ERROR: could not download the Debian source indexes" >&2
-  exit 3
-}
+# Downloaded sources stay in $srcapt/sources: a rebuild (a change to this
+# script, say) needs no download, even after the archive has moved on to a
+# newer version.
+sources_updated=0
 fetch_source() {  # fetch_source PACKAGE VERSION DIR: verified, patched tree
-  log "downloading the $1 $2 source package"
-  (cd "$work/dl" && retry 3 apt-get "${apt_opts[@]}" source \
-     --download-only "$1=$2") >"$work/source-$1.log" 2>&1 || {
-    cat "$work/source-$1.log" >&2
-    log "ERROR: could not download the $1 $2 source package" >&2
-    exit 3
-  }
-  dpkg-source -x "$work/dl/$1_${2#*:}.dsc" "$3" >"$work/extract-$1.log" 2>&1 || {
+  local dsc="$srcapt/sources/$1_${2#*:}.dsc"
+  if [ ! -f "$dsc" ]; then
+    if [ "$sources_updated" = 0 ]; then
+      log "downloading the Debian source indexes"
+      retry 3 apt-get "${apt_opts[@]}" update >"$work/update.log" 2>&1 || {
+        cat "$work/update.log" >&2
+        log "ERROR: could not download the Debian source indexes" >&2
+        exit 3
+      }
+      sources_updated=1
+    fi
+    log "downloading the $1 $2 source package"
+    (cd "$srcapt/sources" && retry 3 apt-get "${apt_opts[@]}" source \
+       --download-only "$1=$2") >"$work/source-$1.log" 2>&1 || {
+      cat "$work/source-$1.log" >&2
+      log "ERROR: could not download the $1 $2 source package. If the" \
+        "archive has replaced that version (a security update), refresh the" \
+        "sysroot first: OUTBOX_SYSROOT_REFRESH=1 bash" \
+        "toolchains/build-sysroot.sh $arch" >&2
+      exit 3
+    }
+  fi
+  dpkg-source -x "$dsc" "$3" >"$work/extract-$1.log" 2>&1 || {
     cat "$work/extract-$1.log" >&2
-    log "ERROR: dpkg-source could not verify or unpack $1" >&2
+    log "ERROR: dpkg-source could not verify or unpack $dsc" >&2
     exit 3
   }
 }
-fetch_source curl "$version" "$work/src"
-fetch_source cpp-httplib "$httplib_version" "$work/httplib"
+fetch_source "$curl_src" "$version" "$work/src"
+fetch_source "$httplib_src" "$httplib_version" "$work/httplib"
 
 # 2. Configure for HTTP(S) only. Each OFF below is a library Debian's build
 #    links and the agent does not use; zlib is off because the agent never
-#    asks for compressed responses.
+#    asks for compressed responses, netrc because it never reads ~/.netrc
+#    (which would also make a static binary look up passwd entries).
 log "configuring (HTTP + OpenSSL only)"
 cmake -S "$work/src" -B "$work/build" -G Ninja \
   -DCMAKE_TOOLCHAIN_FILE="$here/$toolchain" -DOUTBOX_SYSROOT="$sysroot" \
@@ -165,7 +200,7 @@ cmake -S "$work/src" -B "$work/build" -G Ninja \
   -DCURL_ZLIB=OFF -DCURL_BROTLI=OFF -DCURL_ZSTD=OFF -DUSE_NGHTTP2=OFF \
   -DUSE_LIBIDN2=OFF -DCURL_USE_LIBPSL=OFF -DCURL_USE_LIBSSH2=OFF \
   -DCURL_USE_LIBSSH=OFF -DCURL_USE_GSSAPI=OFF \
-  -DCURL_DISABLE_LDAP=ON -DCURL_DISABLE_LDAPS=ON \
+  -DCURL_DISABLE_LDAP=ON -DCURL_DISABLE_LDAPS=ON -DCURL_DISABLE_NETRC=ON \
   -DCURL_CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt \
   -DCURL_CA_PATH=/etc/ssl/certs \
   >"$work/configure.log" 2>&1 || {
@@ -184,15 +219,28 @@ cmake --build "$work/build" -j "$(nproc)" >"$work/build.log" 2>&1 || {
   exit 3
 }
 rm -rf "$prefix.tmp"
-cmake --install "$work/build" >"$work/install.log" 2>&1
+cmake --install "$work/build" >"$work/install.log" 2>&1 || {
+  cat "$work/install.log" >&2
+  log "ERROR: install failed" >&2
+  exit 3
+}
+# Only CMake consumes this tree (FindCURL prefers CURLConfig.cmake).
+# curl-config and libcurl.pc would name the temporary prefix and the
+# sysroot's shared OpenSSL: remove them rather than mislead.
+rm -f "$prefix.tmp/bin/curl-config" "$prefix.tmp/lib/pkgconfig/libcurl.pc"
+rmdir "$prefix.tmp/bin" "$prefix.tmp/lib/pkgconfig" 2>/dev/null || true
 # What the archive needs besides libc: OpenSSL, and nothing else.
 libs=$(sed -n 's/.*INTERFACE_LINK_LIBRARIES "\(.*\)".*/\1/p' \
   "$prefix.tmp"/lib/cmake/CURL/CURLTargets.cmake)
 log "libcurl.a links: $libs"
-case "$libs" in
-  *gss*|*ldap*|*rtmp*|*nghttp*|*ssh*|*psl*|*idn*|*brotli*|*zstd*)
-    log "ERROR: unexpected dependency in $libs" >&2; exit 3 ;;
-esac
+IFS=';' read -r -a lib_list <<< "$libs"
+for lib in "${lib_list[@]}"; do
+  lib=${lib#*LINK_ONLY:}; lib=${lib%>}
+  case "$lib" in
+    OpenSSL::SSL|OpenSSL::Crypto|Threads::Threads|pthread|-lpthread) ;;
+    *) log "ERROR: libcurl needs $lib; only OpenSSL is expected" >&2; exit 3 ;;
+  esac
+done
 cp "$work/src/COPYING" "$prefix.tmp/COPYING.curl"
 grep -q '^#define CPPHTTPLIB_VERSION' "$work/httplib/httplib.h" || {
   log "ERROR: $work/httplib/httplib.h is not the single-header cpp-httplib" >&2
@@ -202,6 +250,7 @@ cp "$work/httplib/httplib.h" "$prefix.tmp/include/httplib.h"
 cp "$work/httplib/LICENSE" "$prefix.tmp/LICENSE.cpp-httplib"
 printf 'curl %s\ncpp-httplib %s\n' "$version" "$httplib_version" \
   > "$prefix.tmp/.outbox-versions"
+echo "$built_against" > "$prefix.tmp/.outbox-built-against"
 echo "$stamp" > "$prefix.tmp/.outbox-static"
 rm -rf "$prefix"
 mv "$prefix.tmp" "$prefix"

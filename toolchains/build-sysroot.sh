@@ -78,8 +78,7 @@ install_missing "${host_packages[@]}"
 # 2. Private apt state for the target architecture, using the host's Debian
 #    mirrors (same suites and snapshot, so the arm libprotobuf matches the
 #    host protoc exactly).
-$SUDO mkdir -p "$base"
-$SUDO chown "$(id -u):$(id -g)" "$base"
+own_dir "$base"
 # One build per architecture at a time (CI and a developer may overlap).
 exec 9>"$base/.lock-$arch"
 flock 9

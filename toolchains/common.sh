@@ -34,3 +34,10 @@ install_missing() {
   retry 3 $SUDO env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
+
+# own_dir DIR: creates DIR (as root if need be) and gives it to the caller,
+# so the build steps and their lock files need no root.
+own_dir() {
+  $SUDO mkdir -p "$1"
+  $SUDO chown "$(id -u):$(id -g)" "$1"
+}

@@ -19,8 +19,8 @@
 #                       then run under qemu without -L.
 #   OUTBOX_STATIC_DEPS  the libcurl and cpp-httplib that static executables
 #                       use, made by toolchains/build-static-deps.sh <arch>.
-#                       Default: static-<arch> beside the sysroot (where
-#                       that script puts them).
+#                       Default: ${OUTBOX_SYSROOT_BASE:-/opt/edge-outbox}/
+#                       static-<arch> (where that script puts them).
 
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_C_COMPILER ${OUTBOX_CROSS_TRIPLET}-gcc)
@@ -84,6 +84,23 @@ if(NOT OUTBOX_QEMU)
   message(FATAL_ERROR "${OUTBOX_CROSS_QEMU} not found: apt-get install "
     "qemu-user-static (toolchains/build-sysroot.sh does)")
 endif()
+# Static and shared builds find different files for the same packages
+# (libssl.a or libssl.so, our libcurl or Debian's), and CMake caches what it
+# found: a build tree cannot switch between them.
+if(OUTBOX_FULLY_STATIC)
+  set(_outbox_link_mode static)
+else()
+  set(_outbox_link_mode shared)
+endif()
+if(DEFINED CACHE{OUTBOX_LINK_MODE} AND
+   NOT OUTBOX_LINK_MODE STREQUAL _outbox_link_mode)
+  message(FATAL_ERROR "${CMAKE_BINARY_DIR} was configured for ${OUTBOX_LINK_MODE} "
+    "linking; OUTBOX_FULLY_STATIC now asks for ${_outbox_link_mode}. Configure "
+    "it afresh: cmake --fresh ... (or delete the build directory).")
+endif()
+set(OUTBOX_LINK_MODE ${_outbox_link_mode} CACHE INTERNAL
+  "static or shared, as first configured (see OUTBOX_FULLY_STATIC)")
+
 if(OUTBOX_FULLY_STATIC)
   # Every library from its .a archive, every executable linked -static.
   # RocksDB's archive target is chosen by the project (OUTBOX_STATIC_ROCKSDB);
@@ -96,17 +113,32 @@ if(OUTBOX_FULLY_STATIC)
   # only a shared library in Debian, is used as the single header from its
   # source package (OUTBOX_HTTPLIB_INCLUDE_DIR, read by CMakeLists.txt).
   if(NOT OUTBOX_STATIC_DEPS)
-    get_filename_component(_outbox_base "${OUTBOX_SYSROOT}" DIRECTORY)
-    set(OUTBOX_STATIC_DEPS "${_outbox_base}/static-${OUTBOX_CROSS_ARCH}")
+    if(DEFINED ENV{OUTBOX_SYSROOT_BASE})
+      set(OUTBOX_STATIC_DEPS "$ENV{OUTBOX_SYSROOT_BASE}/static-${OUTBOX_CROSS_ARCH}")
+    else()
+      set(OUTBOX_STATIC_DEPS "/opt/edge-outbox/static-${OUTBOX_CROSS_ARCH}")
+    endif()
   endif()
   set(OUTBOX_STATIC_DEPS "${OUTBOX_STATIC_DEPS}" CACHE PATH
     "libcurl and cpp-httplib for static executables (build-static-deps.sh)")
+  set(_outbox_static_hint "Run: bash toolchains/build-static-deps.sh "
+    "${OUTBOX_CROSS_ARCH} (or make static-deps-${OUTBOX_CROSS_ARCH}), or "
+    "point OUTBOX_STATIC_DEPS at such a tree.")
   if(NOT EXISTS "${OUTBOX_STATIC_DEPS}/.outbox-static")
-    message(FATAL_ERROR
-      "No static libcurl at ${OUTBOX_STATIC_DEPS} (OUTBOX_FULLY_STATIC=ON). "
-      "Build it with: bash toolchains/build-static-deps.sh "
-      "${OUTBOX_CROSS_ARCH} (or `make test-${OUTBOX_CROSS_ARCH}`), or set "
-      "OUTBOX_STATIC_DEPS.")
+    message(FATAL_ERROR "No static libcurl at ${OUTBOX_STATIC_DEPS} "
+      "(OUTBOX_FULLY_STATIC=ON). " ${_outbox_static_hint})
+  endif()
+  # Built against this very sysroot? Else its curl may lag the sysroot's
+  # (security fixes) or its OpenSSL headers may not match.
+  file(SHA256 "${OUTBOX_SYSROOT}/.outbox-packages" _outbox_packages_hash)
+  set(_outbox_built_against "")
+  if(EXISTS "${OUTBOX_STATIC_DEPS}/.outbox-built-against")
+    file(STRINGS "${OUTBOX_STATIC_DEPS}/.outbox-built-against"
+      _outbox_built_against LIMIT_COUNT 1)
+  endif()
+  if(NOT _outbox_built_against STREQUAL _outbox_packages_hash)
+    message(FATAL_ERROR "${OUTBOX_STATIC_DEPS} was not built against the "
+      "sysroot ${OUTBOX_SYSROOT} as it is now. " ${_outbox_static_hint})
   endif()
   list(PREPEND CMAKE_FIND_ROOT_PATH "${OUTBOX_STATIC_DEPS}")
   set(OUTBOX_HTTPLIB_INCLUDE_DIR "${OUTBOX_STATIC_DEPS}/include")

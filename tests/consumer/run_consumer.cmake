@@ -2,9 +2,11 @@
 # against it twice, through find_package(EdgeOutbox) and through pkg-config,
 # and runs both programs (under EMULATOR when cross-compiling).
 #   -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK=... [-DTOOLCHAIN=...]
-#   [-DFULLY_STATIC=ON] [-DEMULATOR=...] [-DCXX=...]
-# A fully static build is consumed fully static too (the same toolchain
-# option); its EMULATOR then has no sysroot, so the program must be static.
+#   [-DSYSROOT=...] [-DFULLY_STATIC=ON] [-DSTATIC_DEPS=...] [-DEMULATOR=...]
+#   [-DCXX=...]
+# The consumer is configured with the build's own toolchain settings. A
+# fully static build is consumed fully static too; its EMULATOR then has no
+# sysroot, so the program must be static.
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
     ERROR_VARIABLE err)
@@ -23,8 +25,12 @@ set(configure_args -S ${SOURCE_DIR}/tests/consumer -B ${WORK}/cmake-build
 if(TOOLCHAIN)
   list(APPEND configure_args -DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN}
     -DCMAKE_FIND_ROOT_PATH=${prefix})
+  if(SYSROOT)
+    list(APPEND configure_args -DOUTBOX_SYSROOT=${SYSROOT})
+  endif()
   if(FULLY_STATIC)
-    list(APPEND configure_args -DOUTBOX_FULLY_STATIC=ON)
+    list(APPEND configure_args -DOUTBOX_FULLY_STATIC=ON
+      -DOUTBOX_STATIC_DEPS=${STATIC_DEPS})
   endif()
 endif()
 run(${CMAKE_COMMAND} ${configure_args})
