@@ -74,44 +74,68 @@ bool IsReservedHeader(absl::string_view name) {
          lower == "host" || lower == "transfer-encoding";
 }
 
+// `headers` (values inline) and `header_files` (values read from files kept
+// private, for credentials), under one set of name rules: a name may appear
+// once over both.
 absl::Status ParseHeaders(const Checker& c, const Node& node,
                           Destination* out) {
-  // Read through reflection: it lists map entries in the order written, so
-  // each error can name the entry's line. Values are never quoted.
-  const FieldDescriptor* fd = c.Field(node, "headers");
-  const auto* reflection = node.message->GetReflection();
   absl::flat_hash_set<std::string> seen;
-  for (int i = 0; i < reflection->FieldSize(*node.message, fd); ++i) {
-    const Node entry = c.Child(node, "headers", i);
-    const auto* er = entry.message->GetReflection();
-    const std::string name =
-        er->GetString(*entry.message, c.Field(entry, "key"));
-    const std::string value =
-        er->GetString(*entry.message, c.Field(entry, "value"));
-    if (!IsHeaderName(name)) {
-      return c.Error(node, "headers", i,
-                     absl::StrCat("\"", absl::CEscape(name),
-                                  "\" is not a valid header name"));
+  for (const absl::string_view field : {"headers", "header_files"}) {
+    const bool from_file = field == "header_files";
+    // Read through reflection: it lists map entries in the order written, so
+    // each error can name the entry's line. Values are never quoted, and
+    // neither are value-file paths (a value may sit where its path belongs).
+    const FieldDescriptor* fd = c.Field(node, field);
+    const auto* reflection = node.message->GetReflection();
+    for (int i = 0; i < reflection->FieldSize(*node.message, fd); ++i) {
+      const Node entry = c.Child(node, field, i);
+      const auto* er = entry.message->GetReflection();
+      const std::string name =
+          er->GetString(*entry.message, c.Field(entry, "key"));
+      std::string value =
+          er->GetString(*entry.message, c.Field(entry, "value"));
+      if (!IsHeaderName(name)) {
+        return c.Error(node, field, i,
+                       absl::StrCat("\"", absl::CEscape(name),
+                                    "\" is not a valid header name"));
+      }
+      if (IsReservedHeader(name)) {
+        return c.Error(node, field, i,
+                       absl::StrCat("header \"", name,
+                                    "\" is set by the agent and cannot be "
+                                    "configured"));
+      }
+      if (!seen.insert(absl::AsciiStrToLower(name)).second) {
+        return c.Error(
+            node, field, i,
+            absl::StrCat("header \"", name,
+                         "\" given twice (names are case-insensitive, and "
+                         "count over headers and header_files)"));
+      }
+      if (from_file) {
+        if (value.empty()) {
+          return c.Error(node, field, i,
+                         absl::StrCat("header \"", name,
+                                      "\" needs the path of its value file"));
+        }
+        absl::StatusOr<std::string> read =
+            config_files::ReadHeaderValueFile(c.Resolve(value));
+        if (!read.ok()) {
+          return c.Error(node, field, i,
+                         absl::StrCat("header \"", name, "\": ",
+                                      read.status().message()),
+                         read.status().code());
+        }
+        value = *std::move(read);
+      } else if (absl::StrContains(value, '\r') ||
+                 absl::StrContains(value, '\n') ||
+                 absl::StrContains(value, '\0')) {
+        return c.Error(node, field, i,
+                       absl::StrCat("value of header \"", name,
+                                    "\" contains CR, LF or NUL"));
+      }
+      out->headers.emplace_back(name, std::move(value));
     }
-    if (IsReservedHeader(name)) {
-      return c.Error(node, "headers", i,
-                     absl::StrCat("header \"", name,
-                                  "\" is set by the agent and cannot be "
-                                  "configured"));
-    }
-    if (!seen.insert(absl::AsciiStrToLower(name)).second) {
-      return c.Error(
-          node, "headers", i,
-          absl::StrCat("header \"", name,
-                       "\" given twice (names are case-insensitive)"));
-    }
-    if (absl::StrContains(value, '\r') || absl::StrContains(value, '\n') ||
-        absl::StrContains(value, '\0')) {
-      return c.Error(node, "headers", i,
-                     absl::StrCat("value of header \"", name,
-                                  "\" contains CR, LF or NUL"));
-    }
-    out->headers.emplace_back(name, value);
   }
   return absl::OkStatus();
 }
@@ -173,7 +197,8 @@ absl::Status ParseDestination(const Checker& c, const Node& node,
     // Not quoted: the part before '@' may well be a password.
     return c.Error(node, "url", -1,
                    "must not contain credentials (user:password@): URLs "
-                   "appear in logs; send them in `headers` instead");
+                   "appear in logs; send them in a header kept in a file "
+                   "(`header_files`) instead");
   }
   const std::string url_problem = UrlProblem(out->url, {"http", "https"});
   if (!url_problem.empty()) {

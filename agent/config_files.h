@@ -1,7 +1,8 @@
 // Copyright (c) edge-outbox authors.
 //
 // The file-system side of agent/config.cc: reading the configuration text,
-// checking and reading secrets files, and checking that TLS files exist.
+// checking and reading secrets files and header value files, and checking
+// that TLS files exist.
 // Internal to outbox_agent_config. Messages name paths, never file contents.
 // Stateless; safe for concurrent use.
 
@@ -32,6 +33,16 @@ absl::StatusOr<std::string> ReadConfigText(const std::string& path);
 // number; no secret at all; larger than 64 KiB).
 absl::StatusOr<std::vector<WebhookSecret>> ReadSecretsFile(
     const std::string& path);
+
+// The value of a header kept out of the configuration (`header_files`): the
+// whole file, less one final newline, which must be one non-empty line of at
+// most 8 KiB in a regular file only its owner can access. Messages call it
+// "value file" and never name the path: a value written where its path
+// belongs would otherwise be echoed into logs.
+// Errors: kNotFound, kPermissionDenied, kFailedPrecondition (accessible to
+// group/others, or not a regular file), kInvalidArgument (empty, several
+// lines, too large).
+absl::StatusOr<std::string> ReadHeaderValueFile(const std::string& path);
 
 // OK if `path` is a readable regular file (or, when `directory`, a
 // directory). Errors: kNotFound, kPermissionDenied, kFailedPrecondition.

@@ -75,6 +75,7 @@ TEST_F(ConfigTest, ExampleConfigParsesToExpectedValues) {
   ASSERT_FALSE(text.str().empty());
   Write("secrets/backend.whsec",
         "# rotated 2024-05\n" + kSecretA + "\r\n\n" + kSecretB + "\n");
+  Write("secrets/backend.auth", "Bearer replace-me\n");
   Write("certs/backend-ca.pem", "not parsed here\n", 0644);
   const std::string path = Write("agent.textproto", text.str(), 0644);
 
@@ -90,9 +91,11 @@ TEST_F(ConfigTest, ExampleConfigParsesToExpectedValues) {
   EXPECT_EQ(backend.secrets[1].key(), kKeyB);
   EXPECT_EQ(backend.connect_timeout, absl::Seconds(5));
   EXPECT_EQ(backend.timeout, absl::Seconds(20));
-  ASSERT_EQ(backend.headers.size(), 1u);
-  EXPECT_EQ(backend.headers[0].first, "Authorization");
-  EXPECT_EQ(backend.headers[0].second, "Bearer replace-me");
+  ASSERT_EQ(backend.headers.size(), 2u);
+  EXPECT_EQ(backend.headers[0].first, "X-Device");
+  EXPECT_EQ(backend.headers[0].second, "till-07");
+  EXPECT_EQ(backend.headers[1].first, "Authorization");
+  EXPECT_EQ(backend.headers[1].second, "Bearer replace-me");
   EXPECT_EQ(backend.tls.ca_file, dir_.Sub("certs/backend-ca.pem"));
   EXPECT_TRUE(backend.tls.verify_peer);
   EXPECT_TRUE(backend.tls.verify_host);
@@ -280,6 +283,80 @@ TEST_F(ConfigTest, HeaderNamesAreCaseInsensitivelyUnique) {
   EXPECT_THAT(
       ErrorOf(OneDestination("  headers { key: \"X A\" value: \"1\" }\n")),
       HasSubstr("is not a valid header name"));
+}
+
+TEST_F(ConfigTest, HeaderValueFromAFileLosesOnlyItsFinalNewline) {
+  Write("auth", "Bearer tok-1\r\n");
+  Write("key", "k2");
+  absl::StatusOr<AgentConfig> config = Parse(OneDestination(
+      "  headers { key: \"X-Device\" value: \"till-07\" }\n"
+      "  header_files { key: \"Authorization\" value: \"auth\" }\n"
+      "  header_files { key: \"X-Api-Key\" value: \"key\" }\n"));
+  ASSERT_OUTBOX_OK(config);
+  const auto& headers = config->destinations[0].headers;
+  ASSERT_EQ(headers.size(), 3u);
+  EXPECT_EQ(headers[0], std::make_pair(std::string("X-Device"),
+                                       std::string("till-07")));
+  EXPECT_EQ(headers[1], std::make_pair(std::string("Authorization"),
+                                       std::string("Bearer tok-1")));
+  EXPECT_EQ(headers[2],
+            std::make_pair(std::string("X-Api-Key"), std::string("k2")));
+}
+
+TEST_F(ConfigTest, HeaderValueFileReadableByOthersIsRefusedWithoutItsPath) {
+  const std::string path = Write("auth", "Bearer tok-1\n", 0644);
+  const std::string message = ErrorOf(
+      OneDestination(
+          "  header_files { key: \"Authorization\" value: \"auth\" }\n"),
+      absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(message,
+              HasSubstr(Where(4) + "destinations[0].header_files[0]: header "
+                                   "\"Authorization\": value file is "
+                                   "accessible to group or others (mode 0644)"));
+  EXPECT_THAT(message, HasSubstr("chmod 600"));
+  EXPECT_THAT(message, Not(HasSubstr(path)));
+  EXPECT_THAT(message, Not(HasSubstr("tok-1")));
+}
+
+TEST_F(ConfigTest, HeaderValueWrittenWhereItsPathBelongsIsNeverEchoed) {
+  const std::string message = ErrorOf(
+      OneDestination("  header_files { key: \"Authorization\" "
+                     "value: \"Bearer tok-s3cr3t\" }\n"),
+      absl::StatusCode::kNotFound);
+  EXPECT_THAT(message,
+              HasSubstr(Where(4) + "destinations[0].header_files[0]: header "
+                                   "\"Authorization\": value file does not "
+                                   "exist"));
+  EXPECT_THAT(message, Not(HasSubstr("s3cr3t")));
+}
+
+TEST_F(ConfigTest, HeaderValueFileMustHoldExactlyOneLine) {
+  Write("empty", "\n");
+  EXPECT_THAT(ErrorOf(OneDestination(
+                  "  header_files { key: \"X-K\" value: \"empty\" }\n")),
+              HasSubstr("header \"X-K\": value file is empty"));
+  Write("two", "tok-1\nX-Evil: y\n");
+  const std::string message = ErrorOf(
+      OneDestination("  header_files { key: \"X-K\" value: \"two\" }\n"));
+  EXPECT_THAT(message, HasSubstr("value file holds more than one line"));
+  EXPECT_THAT(message, Not(HasSubstr("tok-1")));
+  EXPECT_THAT(ErrorOf(OneDestination(
+                  "  header_files { key: \"X-K\" value: \"\" }\n")),
+              HasSubstr("needs the path of its value file"));
+}
+
+TEST_F(ConfigTest, HeaderNameRulesCoverHeaderFilesToo) {
+  Write("auth", "Bearer tok-1\n");
+  EXPECT_THAT(
+      ErrorOf(OneDestination(
+          "  headers { key: \"Authorization\" value: \"x\" }\n"
+          "  header_files { key: \"authorization\" value: \"auth\" }\n")),
+      HasSubstr(Where(5) + "destinations[0].header_files[0]: header "
+                           "\"authorization\" given twice"));
+  EXPECT_THAT(
+      ErrorOf(OneDestination(
+          "  header_files { key: \"Webhook-Id\" value: \"auth\" }\n")),
+      HasSubstr("header \"Webhook-Id\" is set by the agent"));
 }
 
 TEST_F(ConfigTest, ZeroAndNegativeValuesAreRejectedWhereInvalid) {
