@@ -74,14 +74,32 @@ bool IsReservedHeader(absl::string_view name) {
          lower == "host" || lower == "transfer-encoding";
 }
 
+// What is wrong with configured header `name`, or "" if nothing; `seen`
+// collects the (case-folded) names so far.
+std::string HeaderNameProblem(const std::string& name,
+                              absl::flat_hash_set<std::string>* seen) {
+  if (!IsHeaderName(name)) {
+    return absl::StrCat("\"", absl::CEscape(name),
+                        "\" is not a valid header name");
+  }
+  if (IsReservedHeader(name)) {
+    return absl::StrCat("header \"", name,
+                        "\" is set by the agent and cannot be configured");
+  }
+  if (!seen->insert(absl::AsciiStrToLower(name)).second) {
+    return absl::StrCat("header \"", name,
+                        "\" given twice (names are case-insensitive, and "
+                        "count over headers and header_files)");
+  }
+  return "";
+}
+
 // `headers` (values inline) and `header_files` (values read from files kept
-// private, for credentials), under one set of name rules: a name may appear
-// once over both.
+// private, for credentials), under one set of name rules.
 absl::Status ParseHeaders(const Checker& c, const Node& node,
                           Destination* out) {
   absl::flat_hash_set<std::string> seen;
   for (const absl::string_view field : {"headers", "header_files"}) {
-    const bool from_file = field == "header_files";
     // Read through reflection: it lists map entries in the order written, so
     // each error can name the entry's line. Values are never quoted, and
     // neither are value-file paths (a value may sit where its path belongs).
@@ -94,45 +112,27 @@ absl::Status ParseHeaders(const Checker& c, const Node& node,
           er->GetString(*entry.message, c.Field(entry, "key"));
       std::string value =
           er->GetString(*entry.message, c.Field(entry, "value"));
-      if (!IsHeaderName(name)) {
-        return c.Error(node, field, i,
-                       absl::StrCat("\"", absl::CEscape(name),
-                                    "\" is not a valid header name"));
-      }
-      if (IsReservedHeader(name)) {
-        return c.Error(node, field, i,
-                       absl::StrCat("header \"", name,
-                                    "\" is set by the agent and cannot be "
-                                    "configured"));
-      }
-      if (!seen.insert(absl::AsciiStrToLower(name)).second) {
-        return c.Error(
-            node, field, i,
-            absl::StrCat("header \"", name,
-                         "\" given twice (names are case-insensitive, and "
-                         "count over headers and header_files)"));
-      }
-      if (from_file) {
-        if (value.empty()) {
+      const std::string problem = HeaderNameProblem(name, &seen);
+      if (!problem.empty()) return c.Error(node, field, i, problem);
+      if (field == "headers") {
+        if (absl::StrContains(value, '\r') || absl::StrContains(value, '\n') ||
+            absl::StrContains(value, '\0')) {
           return c.Error(node, field, i,
-                         absl::StrCat("header \"", name,
-                                      "\" needs the path of its value file"));
+                         absl::StrCat("value of header \"", name,
+                                      "\" contains CR, LF or NUL"));
         }
+      } else {
         absl::StatusOr<std::string> read =
-            config_files::ReadHeaderValueFile(c.Resolve(value));
+            value.empty()
+                ? absl::InvalidArgumentError("needs the path of its value file")
+                : config_files::ReadHeaderValueFile(c.Resolve(value));
         if (!read.ok()) {
-          return c.Error(node, field, i,
-                         absl::StrCat("header \"", name, "\": ",
-                                      read.status().message()),
-                         read.status().code());
+          return c.Error(
+              node, field, i,
+              absl::StrCat("header \"", name, "\": ", read.status().message()),
+              read.status().code());
         }
         value = *std::move(read);
-      } else if (absl::StrContains(value, '\r') ||
-                 absl::StrContains(value, '\n') ||
-                 absl::StrContains(value, '\0')) {
-        return c.Error(node, field, i,
-                       absl::StrCat("value of header \"", name,
-                                    "\" contains CR, LF or NUL"));
       }
       out->headers.emplace_back(name, std::move(value));
     }

@@ -109,8 +109,7 @@ absl::StatusOr<int> OpenRegular(absl::string_view what, const std::string& path,
 // than warn about it.
 absl::StatusOr<std::string> ReadPrivate(absl::string_view what,
                                         const std::string& path,
-                                        absl::string_view shown,
-                                        size_t limit) {
+                                        absl::string_view shown, size_t limit) {
   struct stat st;
   absl::StatusOr<int> fd = OpenRegular(what, path, shown, &st);
   if (!fd.ok()) return fd.status();

@@ -295,8 +295,8 @@ TEST_F(ConfigTest, HeaderValueFromAFileLosesOnlyItsFinalNewline) {
   ASSERT_OUTBOX_OK(config);
   const auto& headers = config->destinations[0].headers;
   ASSERT_EQ(headers.size(), 3u);
-  EXPECT_EQ(headers[0], std::make_pair(std::string("X-Device"),
-                                       std::string("till-07")));
+  EXPECT_EQ(headers[0],
+            std::make_pair(std::string("X-Device"), std::string("till-07")));
   EXPECT_EQ(headers[1], std::make_pair(std::string("Authorization"),
                                        std::string("Bearer tok-1")));
   EXPECT_EQ(headers[2],
@@ -309,20 +309,20 @@ TEST_F(ConfigTest, HeaderValueFileReadableByOthersIsRefusedWithoutItsPath) {
       OneDestination(
           "  header_files { key: \"Authorization\" value: \"auth\" }\n"),
       absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(message,
-              HasSubstr(Where(4) + "destinations[0].header_files[0]: header "
-                                   "\"Authorization\": value file is "
-                                   "accessible to group or others (mode 0644)"));
+  EXPECT_THAT(message, HasSubstr(Where(4) +
+                                 "destinations[0].header_files[0]: header "
+                                 "\"Authorization\": value file is "
+                                 "accessible to group or others (mode 0644)"));
   EXPECT_THAT(message, HasSubstr("chmod 600"));
   EXPECT_THAT(message, Not(HasSubstr(path)));
   EXPECT_THAT(message, Not(HasSubstr("tok-1")));
 }
 
 TEST_F(ConfigTest, HeaderValueWrittenWhereItsPathBelongsIsNeverEchoed) {
-  const std::string message = ErrorOf(
-      OneDestination("  header_files { key: \"Authorization\" "
-                     "value: \"Bearer tok-s3cr3t\" }\n"),
-      absl::StatusCode::kNotFound);
+  const std::string message =
+      ErrorOf(OneDestination("  header_files { key: \"Authorization\" "
+                             "value: \"Bearer tok-s3cr3t\" }\n"),
+              absl::StatusCode::kNotFound);
   EXPECT_THAT(message,
               HasSubstr(Where(4) + "destinations[0].header_files[0]: header "
                                    "\"Authorization\": value file does not "
@@ -340,9 +340,9 @@ TEST_F(ConfigTest, HeaderValueFileMustHoldExactlyOneLine) {
       OneDestination("  header_files { key: \"X-K\" value: \"two\" }\n"));
   EXPECT_THAT(message, HasSubstr("value file holds more than one line"));
   EXPECT_THAT(message, Not(HasSubstr("tok-1")));
-  EXPECT_THAT(ErrorOf(OneDestination(
-                  "  header_files { key: \"X-K\" value: \"\" }\n")),
-              HasSubstr("needs the path of its value file"));
+  EXPECT_THAT(
+      ErrorOf(OneDestination("  header_files { key: \"X-K\" value: \"\" }\n")),
+      HasSubstr("header \"X-K\": needs the path of its value file"));
 }
 
 TEST_F(ConfigTest, HeaderNameRulesCoverHeaderFilesToo) {
@@ -353,10 +353,9 @@ TEST_F(ConfigTest, HeaderNameRulesCoverHeaderFilesToo) {
           "  header_files { key: \"authorization\" value: \"auth\" }\n")),
       HasSubstr(Where(5) + "destinations[0].header_files[0]: header "
                            "\"authorization\" given twice"));
-  EXPECT_THAT(
-      ErrorOf(OneDestination(
-          "  header_files { key: \"Webhook-Id\" value: \"auth\" }\n")),
-      HasSubstr("header \"Webhook-Id\" is set by the agent"));
+  EXPECT_THAT(ErrorOf(OneDestination(
+                  "  header_files { key: \"Webhook-Id\" value: \"auth\" }\n")),
+              HasSubstr("header \"Webhook-Id\" is set by the agent"));
 }
 
 TEST_F(ConfigTest, ZeroAndNegativeValuesAreRejectedWhereInvalid) {

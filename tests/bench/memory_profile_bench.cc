@@ -76,7 +76,8 @@ std::string Workload(Options::MemoryProfile profile, const std::string& path) {
 }
 
 // Runs Workload in a child process; returns its output line.
-std::string RunInChild(Options::MemoryProfile profile, const std::string& path) {
+std::string RunInChild(Options::MemoryProfile profile,
+                       const std::string& path) {
   int fds[2];
   if (pipe(fds) != 0) return "pipe failed";
   const pid_t pid = fork();

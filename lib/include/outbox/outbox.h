@@ -89,8 +89,7 @@ int outbox_commit(outbox_store* store, const outbox_txn* txn, int* duplicate,
 /* Reads a record into a malloc()ed buffer (free with outbox_free).
  * Returns 5 (NOT_FOUND) if the key is absent. */
 int outbox_get(outbox_store* store, const char* table, const char* key,
-               size_t key_len, char** value, size_t* value_len,
-               char** errptr);
+               size_t key_len, char** value, size_t* value_len, char** errptr);
 
 int outbox_get_stats(outbox_store* store, outbox_stats* stats, char** errptr);
 
