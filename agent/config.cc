@@ -50,6 +50,21 @@ std::string RedactSecrets(absl::string_view text) {
   return out;
 }
 
+// The parser's message without the token it choked on: "Expected string,
+// got: ghp_x1..." and 'Expected ":", found "sk_live_..."' quote the token,
+// which may be a credential pasted without quotes. The line and column
+// already point at it. Other messages keep their text ('no field named
+// "urll"'), with any whsec_ secret redacted.
+std::string WithoutQuotedToken(absl::string_view message) {
+  for (absl::string_view marker : {", got: ", ", found "}) {
+    const size_t at = message.find(marker);
+    if (at != absl::string_view::npos) {
+      return absl::StrCat(message.substr(0, at), " at this column");
+    }
+  }
+  return RedactSecrets(message);
+}
+
 // Keeps the parser's first error as "source:line:column: message".
 class FirstError : public google::protobuf::io::ErrorCollector {
  public:
@@ -57,7 +72,7 @@ class FirstError : public google::protobuf::io::ErrorCollector {
   void AddError(int line, int column, const std::string& message) override {
     if (!first_.empty()) return;
     first_ = absl::StrCat(source_, ":", line + 1, ":", column + 1, ": ",
-                          RedactSecrets(message));
+                          WithoutQuotedToken(message));
   }
   const std::string& first() const { return first_; }
 

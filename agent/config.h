@@ -39,8 +39,9 @@ struct Destination {
   std::string secrets_file;
   absl::Duration connect_timeout = absl::Seconds(10);
   absl::Duration timeout = absl::Seconds(30);
-  // Extra headers in file order. Names are valid HTTP tokens, distinct
-  // (case-insensitively) and none the agent sets itself.
+  // Extra headers: `headers` in file order, then `header_files` in file
+  // order with their values read from the files. Names are valid HTTP
+  // tokens, distinct (case-insensitively) and none the agent sets itself.
   std::vector<std::pair<std::string, std::string>> headers;
   // Paths resolved like secrets_file; files checked to exist.
   TlsOptions tls;
@@ -86,11 +87,12 @@ struct AgentConfig {
 // Reads and validates the configuration file at `path`. Relative paths inside
 // it resolve against the file's directory.
 // Errors:
-//   kNotFound          `path`, a secrets file or a TLS file does not exist
+//   kNotFound          `path`, a secrets file, a header value file or a TLS
+//                      file does not exist
 //   kPermissionDenied  a file exists but cannot be read by this process
-//   kFailedPrecondition a secrets file is readable by group or others (the
-//                      message says which chmod fixes it), or a path is not
-//                      the kind of file expected
+//   kFailedPrecondition a secrets file or header value file is readable by
+//                      group or others (the message says which chmod fixes
+//                      it), or a path is not the kind of file expected
 //   kInvalidArgument   syntax error ("file:line:column: ..."), a value out of
 //                      range, an unknown destination, a malformed secret, ...
 absl::StatusOr<AgentConfig> LoadAgentConfig(const std::string& path);

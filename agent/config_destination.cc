@@ -79,8 +79,10 @@ bool IsReservedHeader(absl::string_view name) {
 std::string HeaderNameProblem(const std::string& name,
                               absl::flat_hash_set<std::string>* seen) {
   if (!IsHeaderName(name)) {
-    return absl::StrCat("\"", absl::CEscape(name),
-                        "\" is not a valid header name");
+    // Not quoted: a key and value written the wrong way round would put the
+    // value (a credential, say) here.
+    return "the key is not a valid header name (letters, digits and "
+           "!#$%&'*+-.^_`|~ only)";
   }
   if (IsReservedHeader(name)) {
     return absl::StrCat("header \"", name,

@@ -88,7 +88,10 @@ absl::StatusOr<std::string> ReadAll(int fd, absl::string_view what,
 // `shown`.
 absl::StatusOr<int> OpenRegular(absl::string_view what, const std::string& path,
                                 absl::string_view shown, struct stat* st) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO given as a path must fail the S_ISREG check below,
+  // not block the agent's start-up in open(). Regular files ignore it.
+  const int fd =
+      open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return FileError(what, shown, errno);
   if (fstat(fd, st) != 0) {
     const int error = errno;
@@ -115,10 +118,12 @@ absl::StatusOr<std::string> ReadPrivate(absl::string_view what,
   if (!fd.ok()) return fd.status();
   Fd closer(*fd);
   if ((st.st_mode & 077) != 0) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "%s is accessible to group or others (mode %04o); run: chmod 600 %s",
-        Named(what, shown), st.st_mode & 07777,
-        shown.empty() ? std::string("on it") : std::string(shown)));
+    const std::string fix = shown.empty()
+                                ? std::string("run chmod 600 on the file")
+                                : absl::StrCat("run: chmod 600 ", shown);
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%s is accessible to group or others (mode %04o); %s",
+                        Named(what, shown), st.st_mode & 07777, fix));
   }
   return ReadAll(closer.get(), what, shown, limit);
 }

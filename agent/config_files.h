@@ -3,7 +3,8 @@
 // The file-system side of agent/config.cc: reading the configuration text,
 // checking and reading secrets files and header value files, and checking
 // that TLS files exist.
-// Internal to outbox_agent_config. Messages name paths, never file contents.
+// Internal to outbox_agent_config. Messages name paths (except those of header
+// value files), never file contents.
 // Stateless; safe for concurrent use.
 
 #ifndef OUTBOX_AGENT_CONFIG_FILES_H_
@@ -35,13 +36,13 @@ absl::StatusOr<std::vector<WebhookSecret>> ReadSecretsFile(
     const std::string& path);
 
 // The value of a header kept out of the configuration (`header_files`): the
-// whole file, less one final newline, which must be one non-empty line of at
-// most 8 KiB in a regular file only its owner can access. Messages call it
+// whole file (at most 8 KiB) less one final "\n" or "\r\n", which must leave
+// one non-empty line; a regular file only its owner can access. Messages call it
 // "value file" and never name the path: a value written where its path
 // belongs would otherwise be echoed into logs.
 // Errors: kNotFound, kPermissionDenied, kFailedPrecondition (accessible to
 // group/others, or not a regular file), kInvalidArgument (empty, several
-// lines, too large).
+// lines, file larger than 8 KiB).
 absl::StatusOr<std::string> ReadHeaderValueFile(const std::string& path);
 
 // OK if `path` is a readable regular file (or, when `directory`, a

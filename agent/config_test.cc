@@ -330,22 +330,52 @@ TEST_F(ConfigTest, HeaderValueWrittenWhereItsPathBelongsIsNeverEchoed) {
   EXPECT_THAT(message, Not(HasSubstr("s3cr3t")));
 }
 
-TEST_F(ConfigTest, HeaderValueFileMustHoldExactlyOneLine) {
+TEST_F(ConfigTest, EmptyHeaderValueFileIsAnError) {
   Write("empty", "\n");
   EXPECT_THAT(ErrorOf(OneDestination(
                   "  header_files { key: \"X-K\" value: \"empty\" }\n")),
               HasSubstr("header \"X-K\": value file is empty"));
+}
+
+TEST_F(ConfigTest, HeaderValueFileWithTwoLinesIsRefusedWithoutQuotingIt) {
   Write("two", "tok-1\nX-Evil: y\n");
   const std::string message = ErrorOf(
       OneDestination("  header_files { key: \"X-K\" value: \"two\" }\n"));
   EXPECT_THAT(message, HasSubstr("value file holds more than one line"));
   EXPECT_THAT(message, Not(HasSubstr("tok-1")));
+}
+
+TEST_F(ConfigTest, HeaderFilesEntryWithoutAPathIsAnError) {
   EXPECT_THAT(
       ErrorOf(OneDestination("  header_files { key: \"X-K\" value: \"\" }\n")),
       HasSubstr("header \"X-K\": needs the path of its value file"));
 }
 
-TEST_F(ConfigTest, HeaderNameRulesCoverHeaderFilesToo) {
+TEST_F(ConfigTest, HeaderValueFileOfMoreThan8KiBIsRefused) {
+  Write("fits", std::string(8191, 'a') + "\n");
+  Write("big", std::string(8193, 'a'));
+  ASSERT_OUTBOX_OK(Parse(
+      OneDestination("  header_files { key: \"X-K\" value: \"fits\" }\n")));
+  EXPECT_THAT(ErrorOf(OneDestination(
+                  "  header_files { key: \"X-K\" value: \"big\" }\n")),
+              HasSubstr("value file is larger than 8 KiB"));
+}
+
+TEST_F(ConfigTest, HeaderValueFileThatIsNotARegularFileIsRefusedAtOnce) {
+  std::filesystem::create_directories(dir_.Sub("dir"));
+  // A FIFO would block a plain open() until a writer came: the agent must
+  // refuse it, not hang at start-up.
+  ASSERT_EQ(mkfifo(dir_.Sub("fifo").c_str(), 0600), 0);
+  for (const char* name : {"dir", "fifo"}) {
+    EXPECT_THAT(
+        ErrorOf(OneDestination(absl::StrCat(
+                    "  header_files { key: \"X-K\" value: \"", name, "\" }\n")),
+                absl::StatusCode::kFailedPrecondition),
+        HasSubstr("header \"X-K\": value file is not a regular file"));
+  }
+}
+
+TEST_F(ConfigTest, HeaderNameMayNotRepeatAcrossHeadersAndHeaderFiles) {
   Write("auth", "Bearer tok-1\n");
   EXPECT_THAT(
       ErrorOf(OneDestination(
@@ -353,9 +383,30 @@ TEST_F(ConfigTest, HeaderNameRulesCoverHeaderFilesToo) {
           "  header_files { key: \"authorization\" value: \"auth\" }\n")),
       HasSubstr(Where(5) + "destinations[0].header_files[0]: header "
                            "\"authorization\" given twice"));
+}
+
+TEST_F(ConfigTest, HeaderFilesCannotSetHeadersTheAgentSets) {
+  Write("auth", "Bearer tok-1\n");
   EXPECT_THAT(ErrorOf(OneDestination(
                   "  header_files { key: \"Webhook-Id\" value: \"auth\" }\n")),
               HasSubstr("header \"Webhook-Id\" is set by the agent"));
+}
+
+TEST_F(ConfigTest, SyntaxErrorsDoNotRepeatTheTokenTheyStoppedAt) {
+  const std::string unquoted = ErrorOf(OneDestination(
+      "  headers { key: \"Authorization\" value: ghp_s3cr3t }\n"));
+  EXPECT_THAT(unquoted, HasSubstr(Where(4).substr(0, Where(4).size() - 2)));
+  EXPECT_THAT(unquoted, HasSubstr("Expected string at this column"));
+  EXPECT_THAT(unquoted, Not(HasSubstr("s3cr3t")));
+}
+
+TEST_F(ConfigTest, InvalidHeaderNameIsNotQuoted) {
+  // Key and value the wrong way round: the "name" is the credential.
+  const std::string message = ErrorOf(OneDestination(
+      "  headers { key: \"Bearer s3cr3t\" value: \"Authorization\" }\n"));
+  EXPECT_THAT(message, HasSubstr(Where(4) + "destinations[0].headers[0]: the "
+                                            "key is not a valid header name"));
+  EXPECT_THAT(message, Not(HasSubstr("s3cr3t")));
 }
 
 TEST_F(ConfigTest, ZeroAndNegativeValuesAreRejectedWhereInvalid) {

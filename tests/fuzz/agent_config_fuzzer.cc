@@ -1,14 +1,16 @@
 // Copyright (c) edge-outbox authors.
 //
 // Fuzzes the agent configuration parser, ParseAgentConfig (agent/config.h):
-// protobuf text format, then validation, secrets files and TLS file checks.
+// protobuf text format, then validation, secrets files, header value files
+// and TLS file checks.
 //
 // Files: the configuration is parsed as if it were <scratch>/agent.textproto,
 // so relative paths resolve inside a scratch directory made at start-up and
-// holding the files the seeds name (secrets/backend.whsec, certs/...), plus a
-// few broken ones. Inputs whose strings could reach outside it (an absolute
-// path, a ".." anywhere) are skipped: a fuzzer must not open arbitrary files
-// of the machine it runs on (a FIFO would hang it, a device could do worse).
+// holding the files the seeds name (secrets/backend.whsec,
+// secrets/backend.auth, certs/...), plus a few broken ones. Inputs whose
+// strings could reach outside it (an absolute path, a ".." anywhere) are
+// skipped: a fuzzer must not open arbitrary files of the machine it runs on
+// (a device could do harm).
 //
 // Properties checked besides "no crash, no sanitizer report, no leak":
 //   - failures have one of the documented codes and name the source first;
@@ -84,6 +86,10 @@ void MakeScratch() {
             "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", 0640);
   WriteFile(dir / "secrets/empty.whsec", "# nothing yet\n", 0600);
   WriteFile(dir / "secrets/malformed.whsec", "whsec_not*base64\n", 0600);
+  // Header value files: good, readable by others, and two lines.
+  WriteFile(dir / "secrets/backend.auth", "Bearer replace-me\n", 0600);
+  WriteFile(dir / "secrets/open.auth", "Bearer replace-me\n", 0644);
+  WriteFile(dir / "secrets/two-lines.auth", "a\r\nb\n", 0600);
   // TLS files are only checked to be readable files (or a directory).
   WriteFile(dir / "certs/backend-ca.pem", "-----BEGIN CERTIFICATE-----\n",
             0644);
