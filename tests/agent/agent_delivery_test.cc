@@ -32,8 +32,12 @@ class AgentDeliveryTest : public testing::AgentSinkTest {
   }
 
   // Drains until nothing is pending or `rounds` drains did not get there
-  // (events waiting for their retry time make Drain return early).
-  uint64_t DrainUntilEmpty(Agent* agent, int rounds = 200) {
+  // (events waiting for their retry time make Drain return early). The bound
+  // is there to end a stuck test, not to time the agent: at 50 ms a round it
+  // allows ~100 s, where a random fault plan may legitimately need a dozen
+  // 1 s Retry-After waits for one unlucky event (seen in CI: 10 throttles in
+  // a row at --throttle-rate 0.5 outlasted the former 200 rounds).
+  uint64_t DrainUntilEmpty(Agent* agent, int rounds = 2000) {
     uint64_t pending = 0;
     for (int i = 0; i < rounds; ++i) {
       pending = DrainWith(agent);
