@@ -113,38 +113,8 @@ for tool in cmake ninja; do
 done
 
 # 1. Source packages, through a private apt state that knows only deb-src.
-mkdir -p "$srcapt"/etc/sources.list.d "$srcapt"/lists/partial \
-  "$srcapt"/archives/partial "$srcapt"/sources
-: > "$srcapt/status"
-sources="$srcapt/etc/sources.list.d/debian.sources"
-if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-  sed -e 's/^Types:.*/Types: deb-src/' \
-    /etc/apt/sources.list.d/debian.sources > "$sources"
-else
-  cat > "$sources" <<EOF
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb-src
-URIs: http://deb.debian.org/debian-security
-Suites: bookworm-security
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-fi
-apt_opts=(
-  -o Dir::Etc::SourceList=/dev/null
-  -o "Dir::Etc::SourceParts=$srcapt/etc/sources.list.d"
-  -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null
-  -o "Dir::State::Lists=$srcapt/lists"
-  -o "Dir::State::status=$srcapt/status"
-  -o "Dir::Cache=$srcapt"
-  -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
-  -o Debug::NoLocking=1 -o APT::Sandbox::User=root -q
-)
+private_apt "$srcapt" deb-src
+mkdir -p "$srcapt/sources"
 work="$base/static-build-$arch"
 rm -rf "$work"
 mkdir -p "$work"

@@ -82,44 +82,7 @@ own_dir "$base"
 # One build per architecture at a time (CI and a developer may overlap).
 exec 9>"$base/.lock-$arch"
 flock 9
-mkdir -p "$aptdir"/etc/sources.list.d "$aptdir"/etc/preferences.d \
-  "$aptdir"/lists/partial "$aptdir"/archives/partial
-: > "$aptdir/status"
-sources="$aptdir/etc/sources.list.d/debian.sources"
-if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-  # deb822 stanzas: restrict each to the target architecture.
-  sed -e "/^Types:/a Architectures: $deb_arch" -e '/^Architectures:/d' \
-    /etc/apt/sources.list.d/debian.sources > "$sources"
-else
-  cat > "$sources" <<EOF
-Types: deb
-Architectures: $deb_arch
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb
-Architectures: $deb_arch
-URIs: http://deb.debian.org/debian-security
-Suites: bookworm-security
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-fi
-apt_opts=(
-  -o "APT::Architecture=$deb_arch" -o "APT::Architectures::=$deb_arch"
-  -o Dir::Etc::SourceList=/dev/null
-  -o "Dir::Etc::SourceParts=$aptdir/etc/sources.list.d"
-  -o Dir::Etc::Preferences=/dev/null
-  -o "Dir::Etc::PreferencesParts=$aptdir/etc/preferences.d"
-  -o "Dir::State::Lists=$aptdir/lists"
-  -o "Dir::State::status=$aptdir/status"
-  -o "Dir::Cache=$aptdir" -o "Dir::Cache::Archives=$aptdir/archives"
-  -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
-  -o Debug::NoLocking=1 -o APT::Sandbox::User=root
-  -o APT::Install-Recommends=false -o APT::Get::Assume-Yes=true -q
-)
+private_apt "$aptdir" deb "$deb_arch"
 log "updating $deb_arch package indexes (private apt state in $aptdir)"
 # A security-archive index that fails to download (seen for armhf: the mirror
 # served a Packages.xz that did not match the signed InRelease) must not stop

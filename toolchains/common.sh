@@ -41,3 +41,49 @@ own_dir() {
   $SUDO mkdir -p "$1"
   $SUDO chown "$(id -u):$(id -g)" "$1"
 }
+
+# private_apt DIR TYPE [DEB_ARCH]: an apt state of its own in DIR, so the
+# host's apt and dpkg are never touched: the host's Debian mirrors as TYPE
+# ("deb" or "deb-src") sources, restricted to DEB_ARCH when given, an empty
+# dpkg status, and its own lists and cache. Sets the array apt_opts that
+# points apt-get at it.
+private_apt() {
+  local dir="$1" type="$2" arch="${3:-}"
+  mkdir -p "$dir"/etc/sources.list.d "$dir"/etc/preferences.d \
+    "$dir"/lists/partial "$dir"/archives/partial
+  : > "$dir/status"
+  local sources="$dir/etc/sources.list.d/debian.sources"
+  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+    # deb822 stanzas: one type each, and only the target architecture.
+    sed -e "s/^Types:.*/Types: $type/" -e '/^Architectures:/d' \
+      ${arch:+-e "/^Types:/a Architectures: $arch"} \
+      /etc/apt/sources.list.d/debian.sources > "$sources"
+  else
+    local suites
+    for suites in "debian|bookworm bookworm-updates" \
+                  "debian-security|bookworm-security"; do
+      echo "Types: $type"
+      if [ -n "$arch" ]; then echo "Architectures: $arch"; fi
+      echo "URIs: http://deb.debian.org/${suites%%|*}"
+      echo "Suites: ${suites#*|}"
+      echo "Components: main"
+      echo "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg"
+      echo
+    done > "$sources"
+  fi
+  apt_opts=(
+    -o Dir::Etc::SourceList=/dev/null
+    -o "Dir::Etc::SourceParts=$dir/etc/sources.list.d"
+    -o Dir::Etc::Preferences=/dev/null
+    -o "Dir::Etc::PreferencesParts=$dir/etc/preferences.d"
+    -o "Dir::State::Lists=$dir/lists"
+    -o "Dir::State::status=$dir/status"
+    -o "Dir::Cache=$dir" -o "Dir::Cache::Archives=$dir/archives"
+    -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
+    -o Debug::NoLocking=1 -o APT::Sandbox::User=root
+    -o APT::Install-Recommends=false -o APT::Get::Assume-Yes=true -q
+  )
+  if [ -n "$arch" ]; then
+    apt_opts+=(-o "APT::Architecture=$arch" -o "APT::Architectures::=$arch")
+  fi
+}
