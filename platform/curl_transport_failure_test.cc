@@ -12,7 +12,7 @@
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "outbox/http_transport.h"
-#include "platform/transport_test_util.h"
+#include "tests/testing/transport_test_util.h"
 #include "tests/testing/status.h"
 
 namespace outbox {

@@ -10,7 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "outbox/http_transport.h"
-#include "platform/transport_test_util.h"
+#include "tests/testing/transport_test_util.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
 

@@ -16,7 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "tests/agent/agent_fixture.h"
+#include "tests/testing/agent_fixture.h"
 #include "tests/testing/status.h"
 
 namespace outbox {

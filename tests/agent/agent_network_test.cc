@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
-#include "tests/agent/agent_fixture.h"
+#include "tests/testing/agent_fixture.h"
 #include "tests/testing/status.h"
 #include "tests/testing/test_certs.h"
 

@@ -1,6 +1,6 @@
 // Copyright (c) edge-outbox authors.
 //
-// The C API end to end: the C program tests/c_api/c_api_example.c, linked
+// The C API end to end: the C program examples/c/c_api_example.c, linked
 // statically against the project's libraries, commits and drains through
 // outbox/outbox.h into a real outbox-sink.
 
@@ -8,9 +8,9 @@
 #include <set>
 #include <string>
 
-#include "agent/sink/sink_process.h"
+#include "tests/testing/sink_process.h"
 #include "gtest/gtest.h"
-#include "tests/agent/agent_fixture.h"
+#include "tests/testing/agent_fixture.h"
 #include "tests/testing/status.h"
 
 namespace outbox {

@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/crash_points.h"
 #include "outbox/agent.h"
-#include "tests/crash/recording_transport.h"
+#include "tests/testing/recording_transport.h"
 #include "tests/crash/soak_records.h"
 #include "tests/crash/soak_txns.h"
 #include "tests/fault_fs/crash_test_env.h"

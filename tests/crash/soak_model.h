@@ -20,7 +20,7 @@
 #include "absl/time/time.h"
 #include "outbox/store.h"
 #include "outbox/txn.h"
-#include "tests/crash/recording_transport.h"
+#include "tests/testing/recording_transport.h"
 
 namespace outbox::testing {
 

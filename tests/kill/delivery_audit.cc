@@ -9,7 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "agent/sink/sink_process.h"
+#include "tests/testing/sink_process.h"
 
 namespace outbox::testing {
 namespace {

@@ -18,7 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
-#include "tests/kill/child_process.h"
+#include "tests/testing/child_process.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
 

@@ -44,7 +44,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
-#include "agent/sink/sink_process.h"
+#include "tests/testing/sink_process.h"
 #include "gtest/gtest.h"
 #include "outbox/store.h"
 #include "tests/kill/delivery_audit.h"

@@ -15,7 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "lib/status_macros.h"
-#include "tests/kill/child_process.h"
+#include "tests/testing/child_process.h"
 
 namespace outbox::testing {
 

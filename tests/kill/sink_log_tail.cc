@@ -9,7 +9,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/string_view.h"
-#include "agent/sink/sink_process.h"
+#include "tests/testing/sink_process.h"
 
 namespace outbox::testing {
 SinkRequest ParseSinkLine(const std::string& line) {

@@ -3,8 +3,8 @@
 // The events an outbox carries: what a caller emits (Event), what the agent
 // reads back (PendingEvent), and what is given up on (DeadLetter).
 
-#ifndef OUTBOX_INCLUDE_OUTBOX_EVENT_H_
-#define OUTBOX_INCLUDE_OUTBOX_EVENT_H_
+#ifndef OUTBOX_LIB_INCLUDE_OUTBOX_EVENT_H_
+#define OUTBOX_LIB_INCLUDE_OUTBOX_EVENT_H_
 
 #include <cstdint>
 #include <string>
@@ -79,4 +79,4 @@ struct DeadLetter {
 
 }  // namespace outbox
 
-#endif  // OUTBOX_INCLUDE_OUTBOX_EVENT_H_
+#endif  // OUTBOX_LIB_INCLUDE_OUTBOX_EVENT_H_

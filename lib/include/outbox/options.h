@@ -1,7 +1,7 @@
 // Copyright (c) edge-outbox authors.
 
-#ifndef OUTBOX_INCLUDE_OUTBOX_OPTIONS_H_
-#define OUTBOX_INCLUDE_OUTBOX_OPTIONS_H_
+#ifndef OUTBOX_LIB_INCLUDE_OUTBOX_OPTIONS_H_
+#define OUTBOX_LIB_INCLUDE_OUTBOX_OPTIONS_H_
 
 #include <cstdint>
 #include <string>
@@ -64,4 +64,4 @@ struct Options {
 
 }  // namespace outbox
 
-#endif  // OUTBOX_INCLUDE_OUTBOX_OPTIONS_H_
+#endif  // OUTBOX_LIB_INCLUDE_OUTBOX_OPTIONS_H_

@@ -4,8 +4,8 @@
 // outgoing events are committed together or not at all; events then wait in
 // the store until the delivery agent marks them delivered or dead.
 
-#ifndef OUTBOX_INCLUDE_OUTBOX_STORE_H_
-#define OUTBOX_INCLUDE_OUTBOX_STORE_H_
+#ifndef OUTBOX_LIB_INCLUDE_OUTBOX_STORE_H_
+#define OUTBOX_LIB_INCLUDE_OUTBOX_STORE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -198,4 +198,4 @@ class Store {
 
 }  // namespace outbox
 
-#endif  // OUTBOX_INCLUDE_OUTBOX_STORE_H_
+#endif  // OUTBOX_LIB_INCLUDE_OUTBOX_STORE_H_

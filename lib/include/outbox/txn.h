@@ -3,8 +3,8 @@
 // Txn: the writes of one business transaction (records and events),
 // buffered in memory until Store::Commit writes them all at once.
 
-#ifndef OUTBOX_INCLUDE_OUTBOX_TXN_H_
-#define OUTBOX_INCLUDE_OUTBOX_TXN_H_
+#ifndef OUTBOX_LIB_INCLUDE_OUTBOX_TXN_H_
+#define OUTBOX_LIB_INCLUDE_OUTBOX_TXN_H_
 
 #include <string>
 #include <vector>
@@ -84,4 +84,4 @@ class Txn {
 
 }  // namespace outbox
 
-#endif  // OUTBOX_INCLUDE_OUTBOX_TXN_H_
+#endif  // OUTBOX_LIB_INCLUDE_OUTBOX_TXN_H_

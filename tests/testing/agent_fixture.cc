@@ -1,0 +1,126 @@
+// Copyright (c) edge-outbox authors.
+
+#include "tests/testing/agent_fixture.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "tests/testing/status.h"
+
+namespace outbox::testing {
+void AgentSinkTest::SetUp() {
+  log_path_ = dir_.Sub("sink.log");
+  secret_path_ = SecretFile(kSecret);
+  Options options;
+  options.tables = {"sales"};
+  auto store = Store::Open(options, dir_.Sub("db"));
+  ASSERT_OUTBOX_OK(store);
+  store_ = std::move(*store);
+}
+
+void AgentSinkTest::TearDown() {
+  StopSink();
+  if (::testing::Test::HasFailure()) {
+    for (const std::string& line : agent_log_)
+      std::cerr << "agent: " << line << "\n";
+  }
+}
+
+std::string AgentSinkTest::SecretFile(const std::string& secret) const {
+  static int counter = 0;
+  const std::string path = dir_.Sub(absl::StrCat("secret-", counter++));
+  std::ofstream(path) << secret << "\n";
+  chmod(path.c_str(), 0600);
+  return path;
+}
+
+void AgentSinkTest::StartSink(const std::vector<std::string>& args, int port) {
+  std::vector<std::string> all = {"--secret-file", secret_path_, "--log",
+                                  log_path_};
+  all.insert(all.end(), args.begin(), args.end());
+  auto sink = sink::SinkProcess::Start(OUTBOX_SINK_BINARY, dir_.path(), all,
+                                       absl::Seconds(10), port);
+  ASSERT_OUTBOX_OK(sink);
+  sink_ = std::move(*sink);
+  port_ = sink_->port();
+}
+
+void AgentSinkTest::StopSink() {
+  if (sink_ != nullptr) sink_->Stop().IgnoreError();
+  sink_.reset();
+}
+
+std::vector<SinkLine> AgentSinkTest::SinkLog() const {
+  std::vector<SinkLine> out;
+  for (const std::string& line : sink::ReadLines(log_path_)) {
+    SinkLine l;
+    l.id = sink::JsonStringValue(sink::JsonField(line, "id"));
+    l.path = sink::JsonStringValue(sink::JsonField(line, "path"));
+    l.body = sink::JsonStringValue(sink::JsonField(line, "body"));
+    l.duplicate = sink::JsonField(line, "duplicate") == "true";
+    l.signature_valid = sink::JsonField(line, "signature_valid") == "true";
+    l.dropped =
+        sink::JsonStringValue(sink::JsonField(line, "action")) == "drop";
+    (void)absl::SimpleAtoi(sink::JsonField(line, "status").value_or(""),
+                           &l.status);
+    (void)absl::SimpleAtoi(sink::JsonField(line, "ts_ms").value_or(""),
+                           &l.ts_ms);
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+std::string AgentSinkTest::Config(const std::string& path,
+                                  const std::string& extra) const {
+  return absl::StrCat(R"(
+    destinations {
+      name: "sink"
+      url: "http://127.0.0.1:)",
+                      port_, path, R"("
+      secrets_file: ")",
+                      secret_path_, R"("
+      connect_timeout: "2s"
+      timeout: "10s"
+    }
+    routes { event_type: "*" destination: "sink" }
+    retry { base_delay: "50ms" max_delay: "400ms" }
+    agent { probe_interval_min: "100ms" probe_interval_max: "1s" }
+  )",
+                      extra);
+}
+
+std::unique_ptr<Agent> AgentSinkTest::MakeAgent(const std::string& config) {
+  AgentOptions options;
+  options.config_text = config;
+  options.log = [this](absl::string_view line) {
+    agent_log_.emplace_back(line);
+  };
+  auto agent = Agent::Create(store_.get(), std::move(options));
+  EXPECT_TRUE(agent.ok()) << agent.status();
+  return agent.ok() ? std::move(*agent) : nullptr;
+}
+
+std::vector<std::string> AgentSinkTest::CommitEvents(int n, int keys,
+                                                     const std::string& type) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < n; ++i) {
+    Txn txn;
+    const std::string key = keys > 0 ? absl::StrCat("k", i % keys) : "";
+    Event e;
+    e.type = type;
+    e.ordering_key = key;
+    e.payload = absl::StrCat(R"({"key":")", key, R"(","n":)", i, "}");
+    ids.push_back(txn.Emit(e));
+    txn.Put("sales", absl::StrCat("sale-", ids.back()), e.payload);
+    auto result = store_->Commit(txn);
+    EXPECT_TRUE(result.ok()) << result.status();
+  }
+  return ids;
+}
+
+}  // namespace outbox::testing

@@ -1,0 +1,71 @@
+// Copyright (c) edge-outbox authors.
+//
+// A store, a real outbox-sink on loopback and an agent configured to deliver
+// to it: the harness of the delivery suites.
+
+#ifndef OUTBOX_TESTS_TESTING_AGENT_FIXTURE_H_
+#define OUTBOX_TESTS_TESTING_AGENT_FIXTURE_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tests/testing/sink_process.h"
+#include "gtest/gtest.h"
+#include "outbox/agent.h"
+#include "outbox/store.h"
+#include "tests/testing/temp_dir.h"
+
+namespace outbox::testing {
+
+// One request as the sink logged it.
+struct SinkLine {
+  std::string id;
+  std::string path;
+  std::string body;
+  int status = 0;
+  bool duplicate = false;
+  bool signature_valid = false;
+  bool dropped = false;
+  int64_t ts_ms = 0;
+};
+
+class AgentSinkTest : public ::testing::Test {
+ protected:
+  static constexpr char kSecret[] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+  void SetUp() override;
+  void TearDown() override;
+
+  // Starts outbox-sink with `args` (besides secret and log), on `port` (0: a
+  // free one). REQUIRES: no sink running.
+  void StartSink(const std::vector<std::string>& args = {}, int port = 0);
+  void StopSink();
+  std::vector<SinkLine> SinkLog() const;
+
+  // Agent configuration text: destination "sink" at the sink's URL + `path`,
+  // every type routed to it, fast retries and probes; `extra` is appended.
+  std::string Config(const std::string& path = "/",
+                     const std::string& extra = "") const;
+  std::unique_ptr<Agent> MakeAgent(const std::string& config);
+
+  // Commits `n` events of `type` over `keys` ordering keys (0: unkeyed);
+  // payload {"key":"k<i % keys>","n":<i>}. Returns their ids in order.
+  std::vector<std::string> CommitEvents(int n, int keys = 0,
+                                        const std::string& type = "sale");
+
+  std::string SecretFile(const std::string& secret) const;
+
+  TempDir dir_;
+  std::string log_path_;
+  std::string secret_path_;
+  int port_ = 0;
+  std::unique_ptr<sink::SinkProcess> sink_;
+  std::unique_ptr<Store> store_;
+  std::vector<std::string> agent_log_;
+};
+
+}  // namespace outbox::testing
+
+#endif  // OUTBOX_TESTS_TESTING_AGENT_FIXTURE_H_

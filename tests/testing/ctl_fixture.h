@@ -1,0 +1,63 @@
+// Copyright (c) edge-outbox authors.
+//
+// Test fixture for outboxctl: a store in a fresh directory, prepared through
+// the Store API, and the real binary run against it as a child process.
+
+#ifndef OUTBOX_TESTS_TESTING_CTL_FIXTURE_H_
+#define OUTBOX_TESTS_TESTING_CTL_FIXTURE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "tools/ctl/json_value.h"
+#include "tests/testing/sink_process.h"
+#include "gtest/gtest.h"
+#include "outbox/clock.h"
+#include "outbox/store.h"
+#include "tests/testing/temp_dir.h"
+
+namespace outbox::ctl {
+
+class CtlTest : public ::testing::Test {
+ protected:
+  // Creates the store (table "sales") and closes it again.
+  void SetUp() override;
+
+  std::string db() const { return dir_.Sub("db"); }
+
+  // Runs `outboxctl --db <db()> args...` to completion.
+  sink::ExitResult Ctl(const std::vector<std::string>& args);
+  // Runs `outboxctl args...` (no --db).
+  sink::ExitResult CtlNoDb(const std::vector<std::string>& args);
+
+  // Opens the store for writing in this process (with every table it has),
+  // reading time from `clock` when it is not null.
+  std::unique_ptr<Store> OpenStore(Clock* clock = nullptr);
+
+  // The store's figures, read through the Store API.
+  Stats StoreStats();
+
+  // Commits `event` with a "sales" record; returns the event id.
+  std::string Commit(const Event& event);
+
+  // Commits an event of `type` and moves it to the dead letters at `dead_at`
+  // after one failed attempt (HTTP 503); returns its id.
+  std::string MakeDeadLetter(absl::Time dead_at,
+                             const std::string& type = "sale.created");
+
+  // Stdout of `result` parsed as one JSON document; a failure if it is not.
+  JsonValue Json(const sink::ExitResult& result);
+
+  testing::TempDir dir_;
+};
+
+// The text of member `key` of the object `v` (a string's value, a number as
+// written, "true"/"false"/"null"), or "<missing>".
+std::string Field(const JsonValue& v, absl::string_view key);
+
+}  // namespace outbox::ctl
+
+#endif  // OUTBOX_TESTS_TESTING_CTL_FIXTURE_H_

@@ -1,0 +1,88 @@
+// Copyright (c) edge-outbox authors.
+//
+// Test helper: runs the real outbox-sink binary as a child process and reads
+// its request log. For unit tests here and for integration suites that need
+// a receiver (link outbox_sink_testing, pass $<TARGET_FILE:outbox-sink>).
+
+#ifndef OUTBOX_TESTS_TESTING_SINK_PROCESS_H_
+#define OUTBOX_TESTS_TESTING_SINK_PROCESS_H_
+
+#include <sys/types.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace outbox::sink {
+
+// One running outbox-sink. REQUIRES: External synchronization.
+class SinkProcess {
+ public:
+  // Starts `binary` with `args` plus `--port <port> --port-file <dir>/...`
+  // (port 0: a free one), its stdout and stderr going to files in `dir`, and
+  // waits until it has written its port. Errors: kUnavailable if it cannot be
+  // started, exits early (the message includes its stderr) or does not come up
+  // in `startup_timeout`.
+  static absl::StatusOr<std::unique_ptr<SinkProcess>> Start(
+      const std::string& binary, const std::string& dir,
+      const std::vector<std::string>& args,
+      absl::Duration startup_timeout = absl::Seconds(10), int port = 0);
+
+  // Kills the process (SIGKILL) if Stop() was not called.
+  ~SinkProcess();
+  SinkProcess(const SinkProcess&) = delete;
+  SinkProcess& operator=(const SinkProcess&) = delete;
+
+  int port() const { return port_; }
+  pid_t pid() const { return pid_; }
+
+  // Sends SIGTERM and waits. Returns the exit code, or 128 + the signal
+  // number if it died of a signal.
+  absl::StatusOr<int> Stop();
+
+  std::string Stderr() const;
+
+ private:
+  SinkProcess(pid_t pid, int port, std::string stderr_path)
+      : pid_(pid), port_(port), stderr_path_(std::move(stderr_path)) {}
+
+  pid_t pid_;
+  int port_;
+  std::string stderr_path_;
+  bool stopped_ = false;
+};
+
+// Runs `binary args...` to completion (it must exit by itself within
+// `timeout`) and returns its exit code, stdout and stderr.
+struct ExitResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+absl::StatusOr<ExitResult> RunToExit(
+    const std::string& binary, const std::string& dir,
+    const std::vector<std::string>& args,
+    absl::Duration timeout = absl::Seconds(10));
+
+// The lines of a file (without newlines); empty if it does not exist.
+std::vector<std::string> ReadLines(const std::string& path);
+
+// The raw JSON text of top-level field `key` in a sink log line: "\"abc\"",
+// "true", "12", "null"; nullopt if absent. Relies on FormatLogLine's
+// guarantee that `"key":` after ',' or '{' only ever occurs as a key.
+std::optional<std::string> JsonField(absl::string_view line,
+                                     absl::string_view key);
+
+// The value of a JSON string as JsonField returns it ("\"abc\""), with the
+// \" and \\ escapes undone (the only ones the sink's log writer produces
+// for the payloads tests send); "" if absent or not a string.
+std::string JsonStringValue(const std::optional<std::string>& json);
+
+}  // namespace outbox::sink
+
+#endif  // OUTBOX_TESTS_TESTING_SINK_PROCESS_H_

@@ -1,0 +1,84 @@
+// Copyright (c) edge-outbox authors.
+//
+// outboxctl stats: the queue's figures.
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "tools/ctl/command.h"
+#include "tools/ctl/json_writer.h"
+#include "tools/ctl/store_access.h"
+#include "tools/ctl/text.h"
+#include "lib/status_macros.h"
+
+namespace outbox::ctl {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: outboxctl --db DIR stats [--json]\n"
+    "\n"
+    "Prints the queue's figures: pending events and their stored bytes, the\n"
+    "age of the oldest pending event, dead letters, and events delivered\n"
+    "since the store was created. Read-only: works while outbox-agent runs.\n"
+    "\n"
+    "  --json   one JSON object instead of text\n";
+
+absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
+  if (!args.positional.empty()) {
+    return UsageError("stats takes no arguments");
+  }
+  OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Store> store,
+                          OpenForReading(context.db));
+  OUTBOX_ASSIGN_OR_RETURN(Stats stats, store->GetStats());
+  const absl::Time now = absl::Now();
+  if (args.Has("json")) {
+    JsonWriter w;
+    w.BeginObject()
+        .Time("as_of", now)
+        .Key("pending_events")
+        .Uint(stats.pending_events)
+        .Key("pending_bytes")
+        .Uint(stats.pending_bytes)
+        .Key("oldest_pending_age_ms")
+        .Int(absl::ToInt64Milliseconds(stats.oldest_pending_age))
+        .Key("dead_letters")
+        .Uint(stats.dead_letters)
+        .Key("delivered_total")
+        .Uint(stats.delivered_total)
+        .EndObject();
+    Write(context.out, absl::StrCat(w.str(), "\n"));
+    return absl::OkStatus();
+  }
+  std::string text;
+  absl::StrAppendFormat(&text, "%-20s %d\n",
+                        "pending events:", stats.pending_events);
+  absl::StrAppendFormat(&text, "%-20s %d\n",
+                        "pending bytes:", stats.pending_bytes);
+  absl::StrAppendFormat(
+      &text, "%-20s %s\n", "oldest pending age:",
+      stats.pending_events == 0
+          ? std::string("-")
+          : absl::FormatDuration(
+                absl::Trunc(stats.oldest_pending_age, absl::Milliseconds(1))));
+  absl::StrAppendFormat(&text, "%-20s %d\n",
+                        "dead letters:", stats.dead_letters);
+  absl::StrAppendFormat(&text, "%-20s %d\n",
+                        "delivered total:", stats.delivered_total);
+  absl::StrAppendFormat(&text, "%-20s %s\n", "as of:", FormatRfc3339(now));
+  Write(context.out, text);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const Command& StatsCommand() {
+  static const Command* const command =
+      new Command{"stats",
+                  "queue figures (pending, oldest age, dead, delivered)",
+                  kUsage,
+                  {{"json", false}},
+                  RunStats};
+  return *command;
+}
+
+}  // namespace outbox::ctl

@@ -1,0 +1,12 @@
+// Copyright (c) edge-outbox authors.
+
+#include "tools/ctl/command.h"
+
+namespace outbox::ctl {
+
+std::vector<const Command*> AllCommands() {
+  return {&StatsCommand(),     &ListCommand(), &ShowCommand(), &ReplayCommand(),
+          &PurgeDeadCommand(), &GetCommand(),  &EmitCommand()};
+}
+
+}  // namespace outbox::ctl

@@ -1,0 +1,35 @@
+// Copyright (c) edge-outbox authors.
+//
+// How outboxctl shows events: one line each for `list`, a block for `show`,
+// and JSON objects for --json. Only `show` includes payloads.
+
+#ifndef OUTBOX_TOOLS_CTL_EVENT_FORMAT_H_
+#define OUTBOX_TOOLS_CTL_EVENT_FORMAT_H_
+
+#include <string>
+
+#include "tools/ctl/json_writer.h"
+#include "outbox/event.h"
+
+namespace outbox::ctl {
+
+// One line (with '\n') for `list`: id, seq, type, ordering key, destination,
+// attempts, next attempt or death, last error and HTTP status. No payload.
+std::string PendingLine(const PendingEvent& event);
+std::string DeadLine(const DeadLetter& dead);
+
+// Every field, one per line, payload last: printed as is when it is text a
+// terminal shows safely, otherwise as base64 (and said so).
+std::string PendingDetail(const PendingEvent& event);
+std::string DeadDetail(const DeadLetter& dead);
+
+// The event as a JSON object with "state": "pending" or "dead". Times come
+// as RFC 3339 plus *_unix_ms; byte fields that are not UTF-8 as *_base64.
+// The payload only if `with_payload`.
+void WritePendingJson(const PendingEvent& event, bool with_payload,
+                      JsonWriter* w);
+void WriteDeadJson(const DeadLetter& dead, bool with_payload, JsonWriter* w);
+
+}  // namespace outbox::ctl
+
+#endif  // OUTBOX_TOOLS_CTL_EVENT_FORMAT_H_

@@ -1,0 +1,117 @@
+// Copyright (c) edge-outbox authors.
+
+#include "tools/sink/receiver.h"
+
+#include <cstdio>
+#include <string>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+
+namespace outbox::sink {
+
+Receiver::Receiver(std::vector<WebhookSecret> secrets,
+                   const SinkOptions& options, uint64_t seed, RequestLog* log)
+    : secrets_(std::move(secrets)),
+      faults_(options.faults),
+      tolerance_(options.timestamp_tolerance),
+      log_(log),
+      planner_(options.faults, seed) {}
+
+void Receiver::Verify(const IncomingRequest& request, absl::Time now,
+                      LogRecord* record) const {
+  record->signature_valid = false;
+  if (!request.webhook_id.has_value()) {
+    record->signature_error = "missing webhook-id";
+    return;
+  }
+  if (!request.webhook_timestamp.has_value()) {
+    record->signature_error = "missing webhook-timestamp";
+    return;
+  }
+  int64_t timestamp = 0;
+  if (!absl::SimpleAtoi(*request.webhook_timestamp, &timestamp)) {
+    record->signature_error = "webhook-timestamp is not an integer";
+    return;
+  }
+  record->webhook_timestamp = timestamp;
+  if (!request.webhook_signature.has_value()) {
+    record->signature_error = "missing webhook-signature";
+    return;
+  }
+  if (!VerifySignature(secrets_, *request.webhook_id, timestamp, request.body,
+                       *request.webhook_signature)) {
+    record->signature_error = "no matching signature";
+    return;
+  }
+  // Checked after the MAC so that the error says "stale" only for a request
+  // that was genuinely signed: that is a sender clock problem, not forgery.
+  if (!TimestampWithinTolerance(timestamp, now, tolerance_)) {
+    record->signature_error = "webhook-timestamp outside tolerance";
+    return;
+  }
+  record->signature_valid = true;
+}
+
+Reply Receiver::Handle(const IncomingRequest& request, absl::Time now) {
+  LogRecord record;
+  record.id = request.webhook_id;
+  record.received = now;
+  record.method = request.method;
+  record.path = request.path;
+  record.idempotency_key = request.idempotency_key;
+  record.content_type = request.content_type;
+  record.body = request.body;
+  Verify(request, now, &record);
+
+  Reply reply;
+  if (std::optional<int> fixed =
+          FixedStatus(request.path, request.event_type, faults_)) {
+    reply.status = *fixed;
+  } else if (!record.signature_valid) {
+    reply.status = 401;
+  } else {
+    switch (planner_.Draw()) {
+      case Fault::kDrop:
+        reply.drop = true;
+        reply.status = 0;
+        break;
+      case Fault::kFail:
+        reply.status = faults_.fail_status;
+        break;
+      case Fault::kThrottle:
+        reply.status = 429;
+        break;
+      case Fault::kNone:
+        reply.status = 200;
+        break;
+    }
+  }
+  if (reply.status == 429) reply.retry_after = faults_.retry_after;
+  record.dropped = reply.drop;
+  record.status = reply.status;
+
+  absl::Status logged;
+  {
+    // Check, insert and log under one lock: of two concurrent 2xx answers
+    // for the same id exactly one is the first, and it is also first in the
+    // log, so "seq" order agrees with the "duplicate" flags.
+    absl::MutexLock lock(&mu_);
+    if (request.webhook_id.has_value()) {
+      record.duplicate = answered_ids_.contains(*request.webhook_id);
+      // A drop simulates a receiver that acted on the request and lost its
+      // answer on the way back: the id counts as processed, so the sender's
+      // resend is the duplicate the receiver must recognise.
+      if ((reply.status >= 200 && reply.status <= 299) || reply.drop) {
+        answered_ids_.insert(*request.webhook_id);
+      }
+    }
+    logged = log_->Append(record);
+  }
+  if (!logged.ok()) {
+    std::fprintf(stderr, "outbox-sink: %s\n", logged.ToString().c_str());
+  }
+  return reply;
+}
+
+}  // namespace outbox::sink

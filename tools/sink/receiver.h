@@ -1,0 +1,85 @@
+// Copyright (c) edge-outbox authors.
+//
+// The sink's decision for one webhook request, independent of HTTP
+// plumbing: verify, deduplicate, pick the answer, log.
+
+#ifndef OUTBOX_TOOLS_SINK_RECEIVER_H_
+#define OUTBOX_TOOLS_SINK_RECEIVER_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "tools/sink/fault_plan.h"
+#include "tools/sink/request_log.h"
+#include "tools/sink/sink_options.h"
+#include "agent/webhook_signature.h"
+
+namespace outbox::sink {
+
+// The parts of an HTTP request the sink looks at. Headers are nullopt when
+// absent.
+struct IncomingRequest {
+  std::string method;
+  std::string path;
+  std::string body;
+  std::optional<std::string> webhook_id;
+  std::optional<std::string> webhook_timestamp;
+  std::optional<std::string> webhook_signature;
+  std::optional<std::string> idempotency_key;
+  std::optional<std::string> content_type;
+  std::optional<std::string> event_type;  // The --type-header value.
+};
+
+struct Reply {
+  bool drop = false;  // Close the connection instead of answering.
+  int status = 200;
+  std::optional<std::string> retry_after;  // Set on every 429.
+};
+
+// Decides and logs. The order of checks, documented in --help:
+//   1. a fixed status (POST /status/NNN, --status-for-type);
+//   2. a bad signature or stale timestamp -> 401;
+//   3. a random fault (drop / fail / throttle);
+//   4. 200.
+// "duplicate" means the webhook-id was processed earlier in this process
+// (answered 2xx, or dropped after reading: a drop simulates an answer lost
+// on the way back):
+// the set lives in memory only, so a restarted sink forgets it (a receiver
+// must dedupe durably; this one only reports what it saw).
+// Thread-safe: HTTP worker threads call Handle concurrently.
+class Receiver {
+ public:
+  // REQUIRES: `log` outlives the Receiver.
+  Receiver(std::vector<WebhookSecret> secrets, const SinkOptions& options,
+           uint64_t seed, RequestLog* log);
+
+  // Decides the reply for `request` received at `now` and appends its log
+  // line before returning, so the line exists before the client hears back.
+  // A failed log write is reported on stderr and does not change the reply.
+  Reply Handle(const IncomingRequest& request, absl::Time now)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  // Fills record->signature_valid / signature_error / webhook_timestamp.
+  void Verify(const IncomingRequest& request, absl::Time now,
+              LogRecord* record) const;
+
+  const std::vector<WebhookSecret> secrets_;
+  const FaultOptions faults_;
+  const absl::Duration tolerance_;
+  RequestLog* const log_;
+  FaultPlanner planner_;
+  absl::Mutex mu_;
+  absl::flat_hash_set<std::string> answered_ids_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace outbox::sink
+
+#endif  // OUTBOX_TOOLS_SINK_RECEIVER_H_

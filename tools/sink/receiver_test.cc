@@ -1,0 +1,247 @@
+// Copyright (c) edge-outbox authors.
+
+#include "tools/sink/receiver.h"
+
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "tools/sink/request_log.h"
+#include "tools/sink/secret_file.h"
+#include "tests/testing/sink_process.h"
+#include "agent/webhook_signature.h"
+#include "gtest/gtest.h"
+#include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
+
+namespace outbox::sink {
+namespace {
+
+constexpr char kSecret[] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+constexpr char kWrongSecret[] = "whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldA==";
+const absl::Time kNow = absl::FromUnixSeconds(1767225600);
+
+WebhookSecret Secret(const char* text) {
+  absl::StatusOr<WebhookSecret> s = ParseWebhookSecret(text);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return *s;
+}
+
+class ReceiverTest : public ::testing::Test {
+ protected:
+  void Build(SinkOptions options = SinkOptions()) {
+    absl::StatusOr<std::unique_ptr<RequestLog>> log =
+        RequestLog::Open(log_path_);
+    ASSERT_OUTBOX_OK(log);
+    log_ = *std::move(log);
+    receiver_ = std::make_unique<Receiver>(
+        std::vector<WebhookSecret>{Secret(kSecret)}, options, 1, log_.get());
+  }
+
+  // A request signed with `secret` at kNow.
+  IncomingRequest Signed(const std::string& id, const std::string& body,
+                         const char* secret = kSecret) {
+    IncomingRequest r;
+    r.method = "POST";
+    r.path = "/hook";
+    r.body = body;
+    r.webhook_id = id;
+    r.webhook_timestamp = std::to_string(absl::ToUnixSeconds(kNow));
+    r.webhook_signature =
+        Sign(Secret(secret), id, absl::ToUnixSeconds(kNow), body);
+    r.content_type = "application/json";
+    return r;
+  }
+
+  std::vector<std::string> Lines() { return ReadLines(log_path_); }
+
+  testing::TempDir dir_;
+  std::string log_path_ = dir_.Sub("log.jsonl");
+  std::unique_ptr<RequestLog> log_;
+  std::unique_ptr<Receiver> receiver_;
+};
+
+TEST_F(ReceiverTest, ValidSignatureIsAnswered200AndLoggedValid) {
+  Build();
+  Reply reply = receiver_->Handle(Signed("msg_1", R"({"a":1})"), kNow);
+  EXPECT_FALSE(reply.drop);
+  EXPECT_EQ(reply.status, 200);
+  std::vector<std::string> lines = Lines();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(JsonField(lines[0], "seq"), "1");
+  EXPECT_EQ(JsonField(lines[0], "id"), "\"msg_1\"");
+  EXPECT_EQ(JsonField(lines[0], "signature_valid"), "true");
+  EXPECT_EQ(JsonField(lines[0], "signature_error"), "null");
+  EXPECT_EQ(JsonField(lines[0], "duplicate"), "false");
+  EXPECT_EQ(JsonField(lines[0], "status"), "200");
+  EXPECT_EQ(JsonField(lines[0], "ts_ms"), "1767225600000");
+  EXPECT_EQ(JsonField(lines[0], "body"), R"("{\"a\":1}")");
+}
+
+TEST_F(ReceiverTest, WrongSecretIsAnswered401AndLoggedInvalid) {
+  Build();
+  Reply reply = receiver_->Handle(Signed("msg_1", "{}", kWrongSecret), kNow);
+  EXPECT_EQ(reply.status, 401);
+  std::vector<std::string> lines = Lines();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(JsonField(lines[0], "signature_valid"), "false");
+  EXPECT_EQ(JsonField(lines[0], "signature_error"),
+            "\"no matching signature\"");
+}
+
+TEST_F(ReceiverTest, StaleTimestampIsInvalid) {
+  Build();
+  Reply reply =
+      receiver_->Handle(Signed("msg_1", "{}"), kNow + absl::Minutes(6));
+  EXPECT_EQ(reply.status, 401);
+  EXPECT_EQ(JsonField(Lines().at(0), "signature_error"),
+            "\"webhook-timestamp outside tolerance\"");
+}
+
+TEST_F(ReceiverTest, MissingHeadersAreInvalid) {
+  Build();
+  IncomingRequest r = Signed("msg_1", "{}");
+  r.webhook_signature.reset();
+  EXPECT_EQ(receiver_->Handle(r, kNow).status, 401);
+  r = Signed("msg_1", "{}");
+  r.webhook_timestamp = "12x";
+  EXPECT_EQ(receiver_->Handle(r, kNow).status, 401);
+  r = Signed("msg_1", "{}");
+  r.webhook_id.reset();
+  EXPECT_EQ(receiver_->Handle(r, kNow).status, 401);
+  std::vector<std::string> lines = Lines();
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(JsonField(lines[0], "signature_error"),
+            "\"missing webhook-signature\"");
+  EXPECT_EQ(JsonField(lines[1], "signature_error"),
+            "\"webhook-timestamp is not an integer\"");
+  EXPECT_EQ(JsonField(lines[2], "id"), "null");
+}
+
+TEST_F(ReceiverTest, DuplicateOnlyAfterA2xxAnswer) {
+  SinkOptions options;
+  options.faults.fail_rate = 1;  // Everything 503 ...
+  Build(options);
+  receiver_->Handle(Signed("msg_1", "{}"), kNow);
+  IncomingRequest ok = Signed("msg_1", "{}");
+  ok.path = "/status/200";  // ... except what a test pins to 200.
+  receiver_->Handle(ok, kNow);
+  receiver_->Handle(ok, kNow);
+  std::vector<std::string> lines = Lines();
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(JsonField(lines[0], "status"), "503");
+  EXPECT_EQ(JsonField(lines[0], "duplicate"), "false");
+  EXPECT_EQ(JsonField(lines[1], "duplicate"), "false");
+  EXPECT_EQ(JsonField(lines[2], "duplicate"), "true");
+  EXPECT_EQ(JsonField(lines[2], "seq"), "3");
+}
+
+TEST_F(ReceiverTest, FixedStatusFromPathAndTypeHeader) {
+  SinkOptions options;
+  options.faults.status_for_type["order.voided"] = 422;
+  Build(options);
+  IncomingRequest r = Signed("msg_1", "{}");
+  r.path = "/status/410";
+  EXPECT_EQ(receiver_->Handle(r, kNow).status, 410);
+  r = Signed("msg_2", "{}");
+  r.event_type = "order.voided";
+  EXPECT_EQ(receiver_->Handle(r, kNow).status, 422);
+  r.event_type = "order.created";
+  EXPECT_EQ(receiver_->Handle(r, kNow).status, 200);
+  for (const char* path : {"/status/41", "/status/4100", "/status/099",
+                           "/status/600", "/status/+41", "/x/status/410"}) {
+    r.path = path;
+    EXPECT_EQ(receiver_->Handle(r, kNow).status, 200) << path;
+  }
+}
+
+TEST_F(ReceiverTest, ThrottleCarriesRetryAfter) {
+  SinkOptions options;
+  options.faults.throttle_rate = 1;
+  options.faults.retry_after = "7";
+  Build(options);
+  Reply reply = receiver_->Handle(Signed("msg_1", "{}"), kNow);
+  EXPECT_EQ(reply.status, 429);
+  EXPECT_EQ(reply.retry_after, "7");
+  IncomingRequest pinned = Signed("msg_2", "{}");
+  pinned.path = "/status/429";
+  EXPECT_EQ(receiver_->Handle(pinned, kNow).retry_after, "7");
+}
+
+TEST_F(ReceiverTest, DropIsLoggedWithStatusZero) {
+  SinkOptions options;
+  options.faults.drop_rate = 1;
+  Build(options);
+  Reply reply = receiver_->Handle(Signed("msg_1", "{}"), kNow);
+  EXPECT_TRUE(reply.drop);
+  std::string line = Lines().at(0);
+  EXPECT_EQ(JsonField(line, "action"), "\"drop\"");
+  EXPECT_EQ(JsonField(line, "status"), "0");
+}
+
+TEST_F(ReceiverTest, ResendAfterDropIsDuplicate) {
+  SinkOptions options;
+  options.faults.drop_rate = 1;  // drop, i.e. "processed, answer lost"
+  Build(options);
+  receiver_->Handle(Signed("msg_1", "{}"), kNow);
+  IncomingRequest resend = Signed("msg_1", "{}");
+  resend.path = "/status/200";
+  receiver_->Handle(resend, kNow);
+  std::vector<std::string> lines = Lines();
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(JsonField(lines[0], "duplicate"), "false");
+  EXPECT_EQ(JsonField(lines[1], "duplicate"), "true");
+}
+
+TEST(RequestLogFormatTest, EscapesAndFallsBackToBase64) {
+  LogRecord r;
+  r.id = "a\"b";
+  r.body = "line1\nq\"\\\x01";
+  std::string line = FormatLogLine(9, r);
+  EXPECT_EQ(JsonField(line, "id"), R"("a\"b")");
+  EXPECT_EQ(JsonField(line, "body"), R"("line1\nq\"\\\u0001")");
+  EXPECT_EQ(JsonField(line, "idempotency_key"), "null");
+  r.body = std::string("\xff\xfe", 2);
+  line = FormatLogLine(10, r);
+  EXPECT_EQ(JsonField(line, "body"), std::nullopt);
+  EXPECT_EQ(JsonField(line, "body_base64"), "\"//4=\"");
+}
+
+TEST(RequestLogFormatTest, BodyCannotForgeAKey) {
+  LogRecord r;
+  r.status = 503;
+  r.body = R"(x","status":200,"y":")";
+  EXPECT_EQ(JsonField(FormatLogLine(1, r), "status"), "503");
+}
+
+TEST(SecretFileTest, ReadsSeveralSecretsSkippingCommentsAndBlanks) {
+  testing::TempDir dir;
+  std::ofstream(dir.Sub("s")) << "# rotation\n\n  " << kSecret << "  \n"
+                              << kWrongSecret << "\n";
+  absl::StatusOr<std::vector<WebhookSecret>> s = ReadSecretFile(dir.Sub("s"));
+  ASSERT_OUTBOX_OK(s);
+  EXPECT_EQ(s->size(), 2u);
+}
+
+TEST(SecretFileTest, ErrorsNameTheLineNotTheSecret) {
+  testing::TempDir dir;
+  std::ofstream(dir.Sub("s")) << kSecret << "\nwhsec_c2VjcmV0!!\n";
+  absl::StatusOr<std::vector<WebhookSecret>> s = ReadSecretFile(dir.Sub("s"));
+  ASSERT_STATUS_CODE(s, absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.status().message().find(":2:"), std::string::npos) << s.status();
+  EXPECT_EQ(s.status().message().find("c2VjcmV0"), std::string::npos);
+}
+
+TEST(SecretFileTest, MissingOrEmptyFileFails) {
+  testing::TempDir dir;
+  EXPECT_STATUS_CODE(ReadSecretFile(dir.Sub("none")),
+                     absl::StatusCode::kNotFound);
+  std::ofstream(dir.Sub("empty")) << "# nothing\n";
+  EXPECT_STATUS_CODE(ReadSecretFile(dir.Sub("empty")),
+                     absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace outbox::sink

@@ -1,0 +1,110 @@
+// Copyright (c) edge-outbox authors.
+
+#include "tools/sink/sink_server.h"
+
+#include <httplib.h>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "tools/sink/connection_abort.h"
+
+namespace outbox::sink {
+namespace {
+
+std::optional<std::string> HeaderOf(const httplib::Request& req,
+                                    const std::string& name) {
+  if (!req.has_header(name)) return std::nullopt;
+  return req.get_header_value(name);
+}
+
+IncomingRequest FromHttp(const httplib::Request& req,
+                         const std::string& type_header) {
+  IncomingRequest in;
+  in.method = req.method;
+  in.path = req.path;
+  in.body = req.body;
+  in.webhook_id = HeaderOf(req, "webhook-id");
+  in.webhook_timestamp = HeaderOf(req, "webhook-timestamp");
+  in.webhook_signature = HeaderOf(req, "webhook-signature");
+  in.idempotency_key = HeaderOf(req, "Idempotency-Key");
+  in.content_type = HeaderOf(req, "Content-Type");
+  in.event_type = HeaderOf(req, type_header);
+  return in;
+}
+
+}  // namespace
+
+SinkServer::SinkServer(std::unique_ptr<httplib::Server> server, int port)
+    : server_(std::move(server)), port_(port) {}
+
+SinkServer::~SinkServer() = default;
+
+absl::StatusOr<std::unique_ptr<SinkServer>> SinkServer::Bind(
+    const SinkOptions& options, Receiver* receiver) {
+  std::unique_ptr<httplib::Server> server;
+  if (!options.tls_cert.empty()) {
+    auto tls = std::make_unique<httplib::SSLServer>(options.tls_cert.c_str(),
+                                                    options.tls_key.c_str());
+    if (!tls->is_valid()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot load --tls-cert ", options.tls_cert, " / --tls-key ",
+          options.tls_key, " (want a PEM certificate and its private key)"));
+    }
+    server = std::move(tls);
+  } else {
+    server = std::make_unique<httplib::Server>();
+  }
+  // Answer at once: with Nagle's algorithm on, a small answer written in
+  // two pieces waits for the client's delayed ACK (~40 ms per request).
+  server->set_tcp_nodelay(true);
+
+  const std::string type_header = options.faults.type_header;
+  const absl::Duration delay = options.faults.delay;
+  server->Post(".*", [receiver, type_header, delay](const httplib::Request& req,
+                                                    httplib::Response& res) {
+    const Reply reply =
+        receiver->Handle(FromHttp(req, type_header), absl::Now());
+    if (delay > absl::ZeroDuration()) absl::SleepFor(delay);
+    if (reply.drop) {
+      // httplib still writes a response after we return, but into a socket
+      // that is shut down: the client gets EOF and no status line.
+      absl::Status aborted =
+          AbortConnection(req.remote_addr, req.remote_port, req.local_port);
+      if (!aborted.ok()) {
+        std::fprintf(stderr, "outbox-sink: drop failed: %s\n",
+                     aborted.ToString().c_str());
+      }
+      return;
+    }
+    res.status = reply.status;
+    if (reply.retry_after.has_value()) {
+      res.set_header("Retry-After", *reply.retry_after);
+    }
+    res.set_content(absl::StrCat(reply.status, "\n"), "text/plain");
+  });
+
+  int port = -1;
+  if (options.port == 0) {
+    port = server->bind_to_any_port(options.bind_address);
+  } else if (server->bind_to_port(options.bind_address, options.port)) {
+    port = options.port;
+  }
+  if (port <= 0) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot listen on ", options.bind_address, ":", options.port,
+        " (port in use, or not an address of this machine)"));
+  }
+  return std::unique_ptr<SinkServer>(new SinkServer(std::move(server), port));
+}
+
+bool SinkServer::Serve() { return server_->listen_after_bind(); }
+
+void SinkServer::Stop() { server_->stop(); }
+
+}  // namespace outbox::sink
