@@ -274,13 +274,14 @@ absl::Status AgentImpl::StartDueEvents() {
   DueEvents& due = *next;
   next_due_ = due.next_due;
 
-  for (uint64_t seq : due.undecodable_seqs) {
+  for (const UnreadableEntry& bad : due.unreadable) {
     // Damaged entries are moved aside (raw bytes kept) so they block nothing
     // and an operator can see them among the dead letters.
-    absl::Status s = store_->Quarantine(seq);
+    absl::Status s = store_->Quarantine(bad.seq);
     if (s.ok()) ++stats_.quarantined;
-    Log(absl::StrCat("pending entry ", seq, " is undecodable; quarantined: ",
-                     s.ok() ? "ok" : s.ToString()));
+    Log(absl::StrCat("pending entry ", bad.seq, " is unreadable (",
+                     bad.why.message(),
+                     "); quarantined: ", s.ok() ? "ok" : s.ToString()));
   }
   for (PendingEvent& event : due.events) {
     absl::StatusOr<const Destination*> destination =

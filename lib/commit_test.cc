@@ -148,7 +148,7 @@ TEST_F(CommitTest, NonUtf8FieldsReadBackIntact) {
   Reopen();
   auto due = store_->NextDue(10);
   ASSERT_OUTBOX_OK(due);
-  EXPECT_TRUE(due->undecodable.empty());
+  EXPECT_TRUE(due->unreadable.empty());
   ASSERT_EQ(due->events.size(), 1u);
   EXPECT_EQ(due->events[0].id, id);
   EXPECT_EQ(due->events[0].type, e.type);

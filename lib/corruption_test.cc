@@ -76,11 +76,11 @@ TEST_F(CorruptionTest, UndecodableEntryIsDataLossAndOthersStillFlow) {
   std::vector<std::string> ids;
   for (const PendingEvent& e : due->events) ids.push_back(e.id);
   EXPECT_THAT(ids, ElementsAre(a, c));
-  ASSERT_EQ(due->undecodable.size(), 1u);
-  EXPECT_EQ(due->undecodable[0].code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(std::string(due->undecodable[0].message()),
+  ASSERT_EQ(due->unreadable.size(), 1u);
+  EXPECT_EQ(due->unreadable[0].seq, 1u);
+  EXPECT_EQ(due->unreadable[0].why.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(due->unreadable[0].why.message()),
               HasSubstr("0000000000000001"));
-  EXPECT_THAT(due->undecodable_seqs, ElementsAre(1u));
 }
 
 TEST_F(CorruptionTest, QuarantineKeepsRawBytesAsDeadLetter) {
@@ -92,7 +92,7 @@ TEST_F(CorruptionTest, QuarantineKeepsRawBytesAsDeadLetter) {
   auto due = store_->NextDue(10);
   ASSERT_OUTBOX_OK(due);
   EXPECT_TRUE(due->events.empty());
-  EXPECT_TRUE(due->undecodable.empty());
+  EXPECT_TRUE(due->unreadable.empty());
   auto dead = store_->ListDeadLetters(10);
   ASSERT_OUTBOX_OK(dead);
   ASSERT_EQ(dead->size(), 1u);
@@ -130,8 +130,9 @@ TEST_F(CorruptionTest, EntryStoredUnderWrongKeyIsDataLoss) {
   auto due = store_->NextDue(10);
   ASSERT_OUTBOX_OK(due);
   EXPECT_EQ(due->events.size(), 1u);
-  ASSERT_EQ(due->undecodable.size(), 1u);
-  EXPECT_EQ(due->undecodable[0].code(), absl::StatusCode::kDataLoss);
+  ASSERT_EQ(due->unreadable.size(), 1u);
+  EXPECT_EQ(due->unreadable[0].seq, 1u);
+  EXPECT_EQ(due->unreadable[0].why.code(), absl::StatusCode::kDataLoss);
 }
 
 TEST_F(CorruptionTest, CorruptQueueStateRefusesOpenWithDataLoss) {

@@ -10,6 +10,7 @@
 #include "lib/codec.h"
 #include "lib/crash_points.h"
 #include "lib/keys.h"
+#include "lib/queue_state.h"
 #include "lib/rocks_status.h"
 #include "lib/slices.h"
 #include "lib/status_macros.h"
@@ -167,8 +168,7 @@ absl::StatusOr<size_t> StoreImpl::PurgeDeadLetters(absl::Time cutoff) {
   OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "purging dead letters"));
   if (purged == 0) return purged;
   storage::QueueState next = state_;
-  next.set_dead_count(next.dead_count() > purged ? next.dead_count() - purged
-                                                 : 0);
+  next.set_dead_count(queue_state::SaturatingSub(next.dead_count(), purged));
   internal::CrashPoint(internal::kPurgeBeforeWrite);
   OUTBOX_RETURN_IF_ERROR(WriteLocked(&batch, next, "purging dead letters"));
   return purged;

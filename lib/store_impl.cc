@@ -1,6 +1,6 @@
 // Copyright (c) edge-outbox authors.
 //
-// StoreImpl: lifetime, the shared write path, and Commit.
+// StoreImpl: lifetime, the shared write path, and reads of records.
 
 #include "lib/store_impl.h"
 
@@ -18,24 +18,6 @@
 #include "lib/status_macros.h"
 
 namespace outbox {
-namespace {
-
-constexpr size_t kMaxIdempotencyKeyBytes = 512;
-
-absl::Status ValidateEvent(size_t index, const Txn::EmittedEvent& e) {
-  if (e.event.type.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("event #", index, " (id ", e.id, ") has no type"));
-  }
-  if (e.id.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("event #", index, " has no id (use Txn::Emit)"));
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
 StoreImpl::StoreImpl(const Options& options, std::string path, bool read_only,
                      const StoreTestOptions& test)
     : options_(options),
@@ -185,146 +167,6 @@ absl::Status StoreImpl::WriteLocked(rocksdb::WriteBatch* batch,
   }
   state_ = next;
   return absl::OkStatus();
-}
-
-absl::StatusOr<CommitResult> StoreImpl::Commit(const Txn& txn) {
-  OUTBOX_RETURN_IF_ERROR(CheckOpen());
-  if (txn.empty()) {
-    return absl::InvalidArgumentError("nothing to commit: the Txn is empty");
-  }
-  if (txn.idempotency_key().size() > kMaxIdempotencyKeyBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("idempotency key is ", txn.idempotency_key().size(),
-                     " bytes; the limit is ", kMaxIdempotencyKeyBytes));
-  }
-  absl::MutexLock l(&mu_);
-  // First: a store recovering from a full disk reopens here, which replaces
-  // the column family handles the batch is built with.
-  OUTBOX_RETURN_IF_ERROR(WritableLocked());
-  rocksdb::WriteBatch batch;
-  // The broken split variant puts the records in a batch of their own.
-  rocksdb::WriteBatch split_records;
-  rocksdb::WriteBatch& records =
-      test_.split_commit_batches ? split_records : batch;
-  for (const Txn::RecordOp& op : txn.records()) {
-    rocksdb::ColumnFamilyHandle* h = TableHandle(op.table);
-    if (h == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown table '", op.table, "' (not in Options::tables)"));
-    }
-    if (op.key.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("empty key in table '", op.table, "'"));
-    }
-    rocksdb::Status s = op.kind == Txn::OpKind::kPut
-                            ? records.Put(h, op.key, op.value)
-                            : records.Delete(h, op.key);
-    if (!s.ok()) return FromRocks(s, "building the commit");
-  }
-  for (size_t i = 0; i < txn.events().size(); ++i) {
-    OUTBOX_RETURN_IF_ERROR(ValidateEvent(i, txn.events()[i]));
-  }
-
-  CommitResult result;
-  {
-    const absl::Time now = Now();
-    const int64_t now_ms = ToStoredMillis(now);
-
-    if (!txn.idempotency_key().empty()) {
-      const std::string record_key =
-          keys::IdempotencyRecordKey(txn.idempotency_key());
-      std::string value;
-      rocksdb::Status s =
-          db_->Get(rocksdb::ReadOptions(), idem_, record_key, &value);
-      if (s.ok()) {
-        storage::IdempotencyRecord record;
-        OUTBOX_RETURN_IF_ERROR(DecodeStored(
-            keys::kIdempotencyFamily, "an idempotency key", value, &record));
-        const absl::Time committed =
-            FromStoredMillis(record.committed_unix_ms());
-        if (now - committed < options_.idempotency_window) {
-          result.duplicate = true;
-          result.event_ids.assign(record.event_ids().begin(),
-                                  record.event_ids().end());
-          result.response = record.response();
-          return result;
-        }
-        // Expired: this commit replaces it; drop its expiry index entry.
-        s = batch.Delete(idem_,
-                         keys::IdempotencyExpiryKey(record.committed_unix_ms(),
-                                                    txn.idempotency_key()));
-        if (!s.ok()) return FromRocks(s, "building the commit");
-      } else if (!s.IsNotFound()) {
-        return FromRocks(s, "reading the idempotency key");
-      }
-      storage::IdempotencyRecord record;
-      for (const Txn::EmittedEvent& e : txn.events()) {
-        record.add_event_ids(e.id);
-      }
-      record.set_response(txn.response());
-      record.set_committed_unix_ms(now_ms);
-      s = batch.Put(idem_, record_key, Encode(record));
-      if (s.ok()) {
-        s = batch.Put(idem_,
-                      keys::IdempotencyExpiryKey(now_ms, txn.idempotency_key()),
-                      "");
-      }
-      if (!s.ok()) return FromRocks(s, "building the commit");
-    }
-
-    storage::QueueState next = state_;
-    std::vector<std::tuple<uint64_t, absl::string_view, int64_t>> indexed;
-    for (const Txn::EmittedEvent& e : txn.events()) {
-      storage::OutboxEntry entry;
-      entry.set_seq(next.next_seq());
-      entry.set_event_id(e.id);
-      entry.set_type(e.event.type);
-      entry.set_ordering_key(e.event.ordering_key);
-      entry.set_payload(e.event.payload);
-      entry.set_content_type(e.event.content_type);
-      entry.set_destination(e.event.destination);
-      entry.set_created_unix_ms(now_ms);
-      entry.set_next_attempt_unix_ms(
-          ToStoredMillis(std::max(now, e.event.deliver_after)));
-      entry.set_state(storage::ENTRY_STATE_PENDING);
-      entry.set_idempotency_key(txn.idempotency_key());
-      const std::string value = Encode(entry);
-      rocksdb::Status s = batch.Put(pending_, keys::Seq(entry.seq()), value);
-      if (!s.ok()) return FromRocks(s, "building the commit");
-      next.set_next_seq(next.next_seq() + 1);
-      next.set_pending_count(next.pending_count() + 1);
-      next.set_pending_bytes(next.pending_bytes() + value.size());
-      result.event_ids.push_back(e.id);
-      indexed.push_back(
-          {entry.seq(), e.event.ordering_key, entry.next_attempt_unix_ms()});
-    }
-    if (next.pending_count() > options_.max_pending_events) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "outbox is full: ", state_.pending_count(), " events pending, ",
-          txn.events().size(), " more would pass Options::max_pending_events (",
-          options_.max_pending_events, "); nothing was written"));
-    }
-    if (next.pending_bytes() > options_.max_pending_bytes) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("outbox is full: ", state_.pending_bytes(),
-                       " bytes pending, this "
-                       "commit would pass Options::max_pending_bytes (",
-                       options_.max_pending_bytes, "); nothing was written"));
-    }
-    const bool sync = options_.sync && !test_.skip_commit_sync;
-    internal::CrashPoint(internal::kCommitBeforeWrite);
-    if (test_.split_commit_batches && split_records.Count() > 0) {
-      OUTBOX_RETURN_IF_ERROR(
-          WriteLocked(&split_records, state_, "commit (records)", sync));
-      internal::CrashPoint(internal::kCommitBetweenSplitBatches);
-    }
-    OUTBOX_RETURN_IF_ERROR(WriteLocked(&batch, next, "commit", sync));
-    internal::CrashPoint(internal::kCommitAfterWrite);
-    for (const auto& [seq, key, due_ms] : indexed) index_.Add(seq, key, due_ms);
-    result.response = txn.response();
-  }
-  if (!txn.events().empty()) Wake();
-  return result;
 }
 
 absl::StatusOr<std::string> StoreImpl::Get(absl::string_view table,

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "lib/commit_batch.h"
 #include "lib/queue_index.h"
+#include "lib/rocks_options.h"
 #include "outbox/store.h"
 #include "proto/storage.pb.h"
 #include "rocksdb/db.h"
@@ -25,12 +28,6 @@
 #include "rocksdb/write_batch.h"
 
 namespace outbox {
-
-// a - b, or 0 where that would wrap: the queue counters never go below
-// zero (a wrapped count would make the queue look full forever).
-inline uint64_t SaturatingSub(uint64_t a, uint64_t b) {
-  return a > b ? a - b : 0;
-}
 
 // Deliberately broken variants of the store, so that crash suites can prove
 // they catch what they claim to. Never set outside tests.
@@ -95,6 +92,19 @@ class StoreImpl final : public Store {
   // Open steps (store_open.cc).
   absl::Status OpenDb(rocksdb::Env* env)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, db_mu_);
+  // True if the path holds no store yet and is now ready for a new one;
+  // kNotFound if it must not be created.
+  absl::StatusOr<bool> PreparePath() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, db_mu_);
+  // Lists the families of an existing database and checks them; true if it
+  // is a first open cut off while creating them (finish creating the store).
+  absl::StatusOr<bool> ReadFamilies(const rocksdb::DBOptions& db_options,
+                                    std::vector<std::string>* families)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, db_mu_);
+  absl::Status OpenRocks(rocksdb::DBOptions db_options,
+                         const RocksMemory& memory,
+                         const std::vector<std::string>& families)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, db_mu_);
+  void BindHandles() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, db_mu_);
   absl::Status MakeSecondaryDir();
   absl::Status LoadOrCreateManifest(
       bool fresh, const std::vector<std::string>& existing_families)
@@ -124,10 +134,28 @@ class StoreImpl final : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return WriteLocked(batch, next, what, options_.sync);
   }
+  // Commit steps (store_commit.cc). A stored idempotency record for the
+  // Txn's key either answers the commit (a repeat within the window) or has
+  // expired and is replaced.
+  struct IdempotencyLookup {
+    std::optional<CommitResult> answer;
+    std::optional<int64_t> expired_committed_ms;
+  };
+  absl::StatusOr<IdempotencyLookup> LookUpIdempotencyKeyLocked(const Txn& txn,
+                                                               absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status WriteCommitLocked(CommitBatch* commit)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // OK, or why writes are refused (closed, or an earlier failed write).
   absl::Status WritableLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The smallest pending seq greater than `seq`, or next_seq if none.
   absl::StatusOr<uint64_t> HeadAfterLocked(uint64_t seq)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `next` (a copy of state_) with pending entry `seq` of `bytes` stored
+  // bytes taken out of the queue: the one place that counts a removal and
+  // moves the head past it.
+  absl::Status RemovePendingLocked(uint64_t seq, uint64_t bytes,
+                                   storage::QueueState* next)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Reads the pending entry of `event` and checks it is that event.
   struct StoredEntry {

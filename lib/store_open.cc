@@ -27,6 +27,7 @@
 #include "lib/slices.h"
 #include "lib/status_macros.h"
 #include "lib/store_impl.h"
+#include "lib/store_path.h"
 
 namespace outbox {
 namespace {
@@ -60,30 +61,6 @@ absl::Status ValidateTables(const std::vector<std::string>& tables) {
   return absl::OkStatus();
 }
 
-// True if `children` of `path` are only what RocksDB leaves when creating a
-// database is cut off before it writes CURRENT (the process was killed in
-// its first Store::Open): IDENTITY, LOCK, LOG, MANIFEST-*, OPTIONS-*, *.dbtmp
-// and empty *.log files. Such a directory never held a commit, so creating
-// the store again is safe. Any table file, non-empty log or other file means
-// it is something else, and it is left alone.
-bool LeftByInterruptedCreate(rocksdb::Env* env, const std::string& path,
-                             const std::vector<std::string>& children) {
-  for (const std::string& c : children) {
-    if (c == "IDENTITY" || c == "LOCK" || absl::StartsWith(c, "LOG") ||
-        absl::StartsWith(c, "MANIFEST-") || absl::StartsWith(c, "OPTIONS-") ||
-        absl::EndsWith(c, ".dbtmp")) {
-      continue;
-    }
-    uint64_t size = 0;
-    if (absl::EndsWith(c, ".log") &&
-        env->GetFileSize(path + "/" + c, &size).ok() && size == 0) {
-      continue;
-    }
-    return false;
-  }
-  return true;
-}
-
 // Whether every column family of the database at `path` is empty: the state
 // a first Store::Open leaves when it is cut off after CURRENT but before it
 // finished creating the store's column families and its manifest.
@@ -113,68 +90,56 @@ absl::StatusOr<bool> AllFamiliesEmpty(
   return empty;
 }
 
-// What is at `path`: nothing usable yet (fresh), or an existing RocksDB.
-absl::StatusOr<bool> IsFreshPath(rocksdb::Env* env, const std::string& path,
-                                 bool create_if_missing) {
-  std::vector<std::string> children;
-  if (env->FileExists(path).ok()) {
-    rocksdb::Status s = env->GetChildren(path, &children);
-    if (!s.ok()) {
-      bool is_dir = false;
-      if (env->IsDirectory(path, &is_dir).ok() && is_dir) {
-        return FromRocks(s, absl::StrCat("listing '", path, "'"));
-      }
-      return absl::FailedPreconditionError(
-          absl::StrCat("'", path, "' exists and is not a directory (",
-                       s.ToString(), "); an outbox store is a directory"));
+// Whether the database at `path`, which lacks one of the store's own column
+// families (`missing`), is a first Store::Open cut off while it created them
+// (every family empty: finish creating it) or something to refuse.
+absl::StatusOr<bool> IsUnfinishedCreate(
+    const rocksdb::DBOptions& db_options, const std::string& path,
+    const std::vector<std::string>& families, const char* missing,
+    bool read_only, bool create_if_missing) {
+  OUTBOX_ASSIGN_OR_RETURN(const bool empty,
+                          AllFamiliesEmpty(db_options, path, families));
+  if (empty && !read_only && create_if_missing) return true;
+  if (empty && read_only) {
+    return absl::NotFoundError(absl::StrCat("no outbox store at '", path,
+                                            "' (its creation never finished)"));
+  }
+  if (std::find(families.begin(), families.end(), keys::kMetaFamily) ==
+      families.end()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "'", path,
+        "' is a RocksDB database but not an outbox store (it has no ",
+        keys::kMetaFamily, " column family)"));
+  }
+  // Recreating it empty would hide lost events.
+  return absl::DataLossError(
+      absl::StrCat("outbox store '", path, "' has lost its ", missing,
+                   " column family; restore the store from a backup"));
+}
+
+// Every record table of the store must be named by the caller: its data
+// would otherwise be silently unreachable.
+absl::Status CheckCallerTables(const std::string& path,
+                               const std::vector<std::string>& families,
+                               const std::vector<std::string>& tables) {
+  for (const std::string& f : families) {
+    if (f == rocksdb::kDefaultColumnFamilyName ||
+        absl::StartsWith(f, keys::kReservedPrefix)) {
+      continue;
+    }
+    if (std::find(tables.begin(), tables.end(), f) == tables.end()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "outbox store '", path, "' has table '", f,
+          "' which Options::tables does not list; add it to "
+          "Options::tables (tables are never dropped implicitly)"));
     }
   }
-  children.erase(std::remove_if(children.begin(), children.end(),
-                                [](const std::string& c) {
-                                  return c == "." || c == "..";
-                                }),
-                 children.end());
-  if (std::find(children.begin(), children.end(), "CURRENT") !=
-      children.end()) {
-    return false;
-  }
-  const bool interrupted =
-      !children.empty() && LeftByInterruptedCreate(env, path, children);
-  if (interrupted && create_if_missing) {
-    // RocksDB will not create a database over an old log file; none of
-    // these files holds anything (see LeftByInterruptedCreate), so clear
-    // them. LOCK stays: it is how a concurrent creator would be noticed.
-    for (const std::string& c : children) {
-      if (c == "LOCK") continue;
-      rocksdb::Status s = env->DeleteFile(path + "/" + c);
-      if (!s.ok()) {
-        return FromRocks(
-            s, absl::StrCat("clearing the unfinished store '", path, "'"));
-      }
-    }
-    children.clear();
-  }
-  if (!children.empty() && !interrupted) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("'", path,
-                     "' is not an outbox store: it is a non-empty directory "
-                     "without a database in it (refusing to create a store "
-                     "among other files; pick an empty or new directory)"));
-  }
-  if (!create_if_missing) {
-    return absl::NotFoundError(
-        absl::StrCat("no outbox store at '", path,
-                     "' (Options::create_if_missing is false)"));
-  }
-  // RocksDB creates the store's own directory but not its parents.
-  for (size_t slash = path.find('/', 1); slash != std::string::npos;
-       slash = path.find('/', slash + 1)) {
-    rocksdb::Status s = env->CreateDirIfMissing(path.substr(0, slash));
-    if (!s.ok()) {
-      return FromRocks(s, absl::StrCat("creating the parents of '", path, "'"));
-    }
-  }
-  return true;
+  return absl::OkStatus();
+}
+
+bool IsRecordTable(const std::string& family) {
+  return family != rocksdb::kDefaultColumnFamilyName &&
+         !absl::StartsWith(family, keys::kReservedPrefix);
 }
 
 }  // namespace
@@ -193,19 +158,17 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenReadOnly(
 absl::StatusOr<std::vector<std::string>> Store::ListTables(
     const std::string& path) {
   rocksdb::Env* env = rocksdb::Env::Default();
-  OUTBOX_ASSIGN_OR_RETURN(const bool fresh,
-                          IsFreshPath(env, path, /*create_if_missing=*/false));
-  (void)fresh;  // false: IsFreshPath reports a missing store as kNotFound
+  OUTBOX_ASSIGN_OR_RETURN(const StorePath found, InspectStorePath(env, path));
+  if (found.kind != StorePath::Kind::kDatabase) {
+    return absl::NotFoundError(absl::StrCat("no outbox store at '", path, "'"));
+  }
   std::vector<std::string> families;
   rocksdb::Status s =
       rocksdb::DB::ListColumnFamilies(MakeDbOptions(env), path, &families);
   if (!s.ok()) return FromRocks(s, absl::StrCat("reading '", path, "'"));
   std::vector<std::string> tables;
   for (const std::string& f : families) {
-    if (f != rocksdb::kDefaultColumnFamilyName &&
-        !absl::StartsWith(f, keys::kReservedPrefix)) {
-      tables.push_back(f);
-    }
+    if (IsRecordTable(f)) tables.push_back(f);
   }
   return tables;
 }
@@ -230,73 +193,58 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(
 
 absl::Status StoreImpl::OpenDb(rocksdb::Env* env) {
   env_ = env;
-  OUTBOX_ASSIGN_OR_RETURN(
-      bool fresh,
-      IsFreshPath(env, path_, options_.create_if_missing && !read_only_));
-
+  OUTBOX_ASSIGN_OR_RETURN(bool fresh, PreparePath());
   const RocksMemory memory = MakeRocksMemory(options_.memory_profile);
   rocksdb::DBOptions db_options = MakeDbOptions(env, memory);
   std::vector<std::string> families;
   if (!fresh) {
-    rocksdb::Status s = rocksdb::DB::ListColumnFamilies(
-        rocksdb::DBOptions(db_options), path_, &families);
-    if (!s.ok()) return FromRocks(s, absl::StrCat("reading '", path_, "'"));
-    auto has = [&](const char* family) {
-      return std::find(families.begin(), families.end(), family) !=
-             families.end();
-    };
-    const char* missing = nullptr;
-    for (const char* own : kOwnFamilies) {
-      if (!has(own)) missing = own;
-    }
-    if (missing != nullptr) {
-      // A first Store::Open cut off while it created the store's column
-      // families leaves some of them (none holding anything): finish the
-      // job. Otherwise a missing family means this is not our store, or a
-      // damaged one, and recreating it empty would hide lost events.
-      OUTBOX_ASSIGN_OR_RETURN(const bool empty,
-                              AllFamiliesEmpty(db_options, path_, families));
-      if (empty && !read_only_ && options_.create_if_missing) {
-        fresh = true;
-      } else if (empty && read_only_) {
-        return absl::NotFoundError(absl::StrCat(
-            "no outbox store at '", path_, "' (its creation never finished)"));
-      } else if (!has(keys::kMetaFamily)) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("'", path_,
-                         "' is a RocksDB database but not an outbox store (it "
-                         "has no ",
-                         keys::kMetaFamily, " column family)"));
-      } else {
-        return absl::DataLossError(
-            absl::StrCat("outbox store '", path_, "' has lost its ", missing,
-                         " column family; restore the store from a backup"));
-      }
-    }
-    for (const std::string& f : families) {
-      if (f == rocksdb::kDefaultColumnFamilyName ||
-          absl::StartsWith(f, keys::kReservedPrefix) || read_only_) {
-        continue;
-      }
-      if (std::find(options_.tables.begin(), options_.tables.end(), f) ==
-          options_.tables.end()) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "outbox store '", path_, "' has table '", f,
-            "' which Options::tables does not list; add it to "
-            "Options::tables (tables are never dropped implicitly)"));
-      }
+    OUTBOX_ASSIGN_OR_RETURN(fresh, ReadFamilies(db_options, &families));
+  }
+  OUTBOX_RETURN_IF_ERROR(OpenRocks(db_options, memory, families));
+  OUTBOX_RETURN_IF_ERROR(LoadOrCreateManifest(fresh, families));
+  OUTBOX_RETURN_IF_ERROR(LoadQueueState());
+  return RebuildIndex();
+}
+
+absl::StatusOr<bool> StoreImpl::PreparePath() {
+  OUTBOX_ASSIGN_OR_RETURN(const StorePath found, InspectStorePath(env_, path_));
+  if (found.kind == StorePath::Kind::kDatabase) return false;
+  if (!options_.create_if_missing || read_only_) {
+    return absl::NotFoundError(
+        absl::StrCat("no outbox store at '", path_,
+                     "' (Options::create_if_missing is false)"));
+  }
+  OUTBOX_RETURN_IF_ERROR(PrepareNewStorePath(env_, path_, found));
+  return true;
+}
+
+absl::StatusOr<bool> StoreImpl::ReadFamilies(
+    const rocksdb::DBOptions& db_options, std::vector<std::string>* families) {
+  rocksdb::Status s =
+      rocksdb::DB::ListColumnFamilies(db_options, path_, families);
+  if (!s.ok()) return FromRocks(s, absl::StrCat("reading '", path_, "'"));
+  for (const char* own : kOwnFamilies) {
+    if (std::find(families->begin(), families->end(), own) == families->end()) {
+      return IsUnfinishedCreate(db_options, path_, *families, own, read_only_,
+                                options_.create_if_missing);
     }
   }
+  if (read_only_) return false;
+  OUTBOX_RETURN_IF_ERROR(CheckCallerTables(path_, *families, options_.tables));
+  return false;
+}
 
+absl::Status StoreImpl::OpenRocks(rocksdb::DBOptions db_options,
+                                  const RocksMemory& memory,
+                                  const std::vector<std::string>& families) {
   // Open every family the store has plus any new table of the caller's;
-  // create_missing_column_families creates only those new tables, since we
-  // checked above that the store has all of its own.
+  // create_missing_column_families creates only those new tables, since
+  // ReadFamilies checked that the store has all of its own.
   absl::flat_hash_set<std::string> wanted(families.begin(), families.end());
   wanted.insert(rocksdb::kDefaultColumnFamilyName);
   for (const char* own : kOwnFamilies) wanted.insert(own);
-  if (!read_only_) {
-    for (const std::string& t : options_.tables) wanted.insert(t);
-  }
+  if (!read_only_)
+    wanted.insert(options_.tables.begin(), options_.tables.end());
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (const std::string& name : wanted) {
     descriptors.emplace_back(name, MakeFamilyOptions(name, memory));
@@ -320,22 +268,24 @@ absl::Status StoreImpl::OpenDb(rocksdb::Env* env) {
     s = db_->TryCatchUpWithPrimary();
     if (!s.ok()) return FromRocks(s, "catching up with the store's writer");
   }
+  BindHandles();
+  return absl::OkStatus();
+}
+
+void StoreImpl::BindHandles() {
   for (rocksdb::ColumnFamilyHandle* h : handles_) {
     const std::string& name = h->GetName();
     if (name == keys::kMetaFamily) meta_ = h;
     if (name == keys::kPendingFamily) pending_ = h;
     if (name == keys::kDeadFamily) dead_ = h;
     if (name == keys::kIdempotencyFamily) idem_ = h;
+    // A reader sees every table; a writer the ones its Options name.
     const bool is_table =
-        read_only_ ? name != rocksdb::kDefaultColumnFamilyName &&
-                         !absl::StartsWith(name, keys::kReservedPrefix)
+        read_only_ ? IsRecordTable(name)
                    : std::find(options_.tables.begin(), options_.tables.end(),
                                name) != options_.tables.end();
     if (is_table) tables_[name] = h;
   }
-  OUTBOX_RETURN_IF_ERROR(LoadOrCreateManifest(fresh, families));
-  OUTBOX_RETURN_IF_ERROR(LoadQueueState());
-  return RebuildIndex();
 }
 
 absl::Status StoreImpl::LoadOrCreateManifest(

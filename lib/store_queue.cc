@@ -10,27 +10,13 @@
 #include "lib/codec.h"
 #include "lib/crash_points.h"
 #include "lib/keys.h"
+#include "lib/queue_state.h"
 #include "lib/rocks_status.h"
 #include "lib/slices.h"
 #include "lib/status_macros.h"
 #include "lib/store_impl.h"
 
 namespace outbox {
-namespace {
-
-// Counts one pending entry of `bytes` stored bytes out of `state`. Counters
-// never wrap below zero: an entry damaged on disk may have changed size, and
-// a wrapped byte count would make the queue look full forever. An empty
-// queue has zero bytes by definition, which heals any such drift.
-void RemovePending(uint64_t bytes, storage::QueueState* state) {
-  state->set_pending_count(SaturatingSub(state->pending_count(), 1));
-  state->set_pending_bytes(state->pending_count() == 0
-                               ? 0
-                               : SaturatingSub(state->pending_bytes(), bytes));
-}
-
-}  // namespace
-
 absl::StatusOr<DueEvents> StoreImpl::NextDue(
     size_t limit, absl::FunctionRef<bool(const PendingEvent&)> eligible) {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
@@ -42,8 +28,7 @@ absl::StatusOr<DueEvents> StoreImpl::NextDue(
   absl::MutexLock l(&mu_);
   OUTBOX_RETURN_IF_ERROR(DbReady());
   for (const auto& [seq, why] : index_.undecodable()) {
-    due.undecodable.push_back(why);
-    due.undecodable_seqs.push_back(seq);
+    due.unreadable.push_back({seq, why});
   }
   for (const auto& [due_ms, seq] : index_.ready()) {
     if (due_ms > now_ms) {
@@ -60,20 +45,20 @@ absl::StatusOr<DueEvents> StoreImpl::NextDue(
     if (!s.ok()) {
       // Indexed but unreadable: damage found after open, or (NotFound) an
       // index out of step with the store, which a reopen rebuilds.
-      due.undecodable.push_back(
-          s.IsNotFound()
-              ? absl::InternalError(absl::StrCat(
-                    "queue index lists seq ", seq,
-                    " which is not stored; reopen the store to rebuild it"))
-              : FromRocks(s, absl::StrCat("reading pending seq ", seq)));
+      due.unreadable.push_back(
+          {seq, s.IsNotFound()
+                    ? absl::InternalError(absl::StrCat(
+                          "queue index lists seq ", seq,
+                          " which is not stored; reopen the store to rebuild "
+                          "it"))
+                    : FromRocks(s, absl::StrCat("reading pending seq ", seq))});
       continue;
     }
     absl::StatusOr<storage::OutboxEntry> entry = DecodePendingEntry(seq, value);
     if (!entry.ok()) {
       // Damaged after the index was built: report it like the ones found at
       // open, so the agent can quarantine it.
-      due.undecodable.push_back(entry.status());
-      due.undecodable_seqs.push_back(seq);
+      due.unreadable.push_back({seq, entry.status()});
       continue;
     }
     PendingEvent event = ToPendingEvent(*entry);
@@ -94,6 +79,16 @@ absl::StatusOr<uint64_t> StoreImpl::HeadAfterLocked(uint64_t seq) {
     return FromRocks(it->status(), "finding the queue head");
   }
   return state_.next_seq();
+}
+
+absl::Status StoreImpl::RemovePendingLocked(uint64_t seq, uint64_t bytes,
+                                            storage::QueueState* next) {
+  queue_state::Remove(bytes, next);
+  if (seq == state_.head_seq()) {
+    OUTBOX_ASSIGN_OR_RETURN(const uint64_t head, HeadAfterLocked(seq));
+    next->set_head_seq(head);
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<StoreImpl::StoredEntry> StoreImpl::ReadPendingLocked(
@@ -135,8 +130,7 @@ absl::Status StoreImpl::RecordAttempt(const PendingEvent& event,
   rocksdb::Status s = batch.Put(pending_, keys::Seq(event.seq), value);
   if (!s.ok()) return FromRocks(s, "recording an attempt");
   storage::QueueState next = state_;
-  next.set_pending_bytes(
-      SaturatingSub(next.pending_bytes(), stored.value.size()) + value.size());
+  queue_state::Resize(stored.value.size(), value.size(), &next);
   internal::CrashPoint(internal::kAttemptBeforeWrite);
   OUTBOX_RETURN_IF_ERROR(
       WriteLocked(&batch, next, "recording a delivery attempt"));
@@ -154,12 +148,9 @@ absl::Status StoreImpl::MarkDelivered(const PendingEvent& event) {
   rocksdb::Status s = batch.Delete(pending_, keys::Seq(event.seq));
   if (!s.ok()) return FromRocks(s, "marking delivered");
   storage::QueueState next = state_;
-  RemovePending(stored.value.size(), &next);
+  OUTBOX_RETURN_IF_ERROR(
+      RemovePendingLocked(event.seq, stored.value.size(), &next));
   next.set_delivered_total(next.delivered_total() + 1);
-  if (event.seq == state_.head_seq()) {
-    OUTBOX_ASSIGN_OR_RETURN(uint64_t head, HeadAfterLocked(event.seq));
-    next.set_head_seq(head);
-  }
   internal::CrashPoint(internal::kDeliveredBeforeWrite);
   OUTBOX_RETURN_IF_ERROR(
       WriteLocked(&batch, next, "marking an event delivered"));
@@ -177,12 +168,8 @@ absl::Status StoreImpl::BuryLocked(uint64_t seq, size_t bytes,
   if (s.ok()) s = batch.Put(dead_, dead_key, Encode(dead));
   if (!s.ok()) return FromRocks(s, what);
   storage::QueueState next = state_;
-  RemovePending(bytes, &next);
+  OUTBOX_RETURN_IF_ERROR(RemovePendingLocked(seq, bytes, &next));
   next.set_dead_count(next.dead_count() + 1);
-  if (seq == state_.head_seq()) {
-    OUTBOX_ASSIGN_OR_RETURN(uint64_t head, HeadAfterLocked(seq));
-    next.set_head_seq(head);
-  }
   internal::CrashPoint(internal::kDeadLetterBeforeWrite);
   return WriteLocked(&batch, next, what);
 }
@@ -261,7 +248,8 @@ absl::Status StoreImpl::Replay(absl::string_view event_id) {
     // A replayed event goes to the end of the queue under a new seq, keeping
     // its id: receivers that saw an earlier attempt deduplicate it.
     storage::OutboxEntry entry = dead.entry();
-    entry.set_seq(state_.next_seq());
+    storage::QueueState next = state_;
+    entry.set_seq(next.next_seq());
     entry.set_state(storage::ENTRY_STATE_PENDING);
     entry.set_attempts(0);
     entry.set_first_attempt_unix_ms(0);
@@ -269,17 +257,10 @@ absl::Status StoreImpl::Replay(absl::string_view event_id) {
     entry.set_last_error("");
     entry.set_last_http_status(0);
     const std::string pending_value = Encode(entry);
-    storage::QueueState next = state_;
-    next.set_next_seq(next.next_seq() + 1);
-    next.set_pending_count(next.pending_count() + 1);
-    next.set_pending_bytes(next.pending_bytes() + pending_value.size());
-    next.set_dead_count(SaturatingSub(next.dead_count(), 1));
-    if (next.pending_count() > options_.max_pending_events ||
-        next.pending_bytes() > options_.max_pending_bytes) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "outbox is full (Options::max_pending_events/bytes); dead letter ",
-          event_id, " stays dead"));
-    }
+    queue_state::Append(pending_value.size(), &next);
+    next.set_dead_count(queue_state::SaturatingSub(next.dead_count(), 1));
+    OUTBOX_RETURN_IF_ERROR(queue_state::CheckCapacity(
+        next, options_, absl::StrCat("replaying dead letter ", event_id)));
     rocksdb::WriteBatch batch;
     s = batch.Put(pending_, keys::Seq(entry.seq()), pending_value);
     if (s.ok()) s = batch.Delete(dead_, replayed_id);

@@ -36,14 +36,21 @@ struct CommitResult {
   std::string response;
 };
 
+// A pending entry that NextDue could not hand out.
+struct UnreadableEntry {
+  uint64_t seq = 0;
+  // kDataLoss naming the key when the stored value does not decode (pass
+  // `seq` to Quarantine()); the read error otherwise.
+  absl::Status why;
+};
+
 // Events ready for delivery, from Store::NextDue.
 struct DueEvents {
   // Due events in commit order; at most one per ordering key.
   std::vector<PendingEvent> events;
-  // Pending entries that could not be decoded, one kDataLoss status each,
-  // naming the key. They block nothing; pass their seq to Quarantine().
-  std::vector<absl::Status> undecodable;
-  std::vector<uint64_t> undecodable_seqs;
+  // Pending entries that could not be read or decoded, each with its seq.
+  // They block nothing.
+  std::vector<UnreadableEntry> unreadable;
   // The earliest time an event that is waiting for its retry time becomes
   // due (absl::InfiniteFuture() if none): when to look again.
   absl::Time next_due = absl::InfiniteFuture();
@@ -156,7 +163,7 @@ class Store {
   virtual absl::Status MoveToDeadLetters(const PendingEvent& event,
                                          absl::string_view reason) = 0;
 
-  // Moves an undecodable pending entry (see DueEvents::undecodable_seqs) to
+  // Moves an undecodable pending entry (see DueEvents::unreadable) to
   // the dead letters, raw bytes kept. Errors: kNotFound.
   virtual absl::Status Quarantine(uint64_t seq) = 0;
 

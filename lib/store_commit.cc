@@ -1,0 +1,94 @@
+// Copyright (c) edge-outbox authors.
+//
+// Store::Commit: lock, check, write, index. What the batch holds is built by
+// BuildCommitBatch (commit_batch.cc) without I/O.
+
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/codec.h"
+#include "lib/commit_batch.h"
+#include "lib/crash_points.h"
+#include "lib/keys.h"
+#include "lib/rocks_status.h"
+#include "lib/status_macros.h"
+#include "lib/store_impl.h"
+
+namespace outbox {
+
+absl::StatusOr<CommitResult> StoreImpl::Commit(const Txn& txn) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  OUTBOX_RETURN_IF_ERROR(ValidateTxn(txn));
+  CommitResult result;
+  {
+    absl::MutexLock l(&mu_);
+    // First: a store recovering from a full disk reopens here, which
+    // replaces the column family handles the batch is built with.
+    OUTBOX_RETURN_IF_ERROR(WritableLocked());
+    const absl::Time now = Now();
+    OUTBOX_ASSIGN_OR_RETURN(const IdempotencyLookup prior,
+                            LookUpIdempotencyKeyLocked(txn, now));
+    if (prior.answer.has_value()) return *prior.answer;
+    CommitContext context{now,
+                          state_,
+                          &options_,
+                          pending_,
+                          idem_,
+                          &tables_,
+                          prior.expired_committed_ms,
+                          test_.split_commit_batches};
+    OUTBOX_ASSIGN_OR_RETURN(CommitBatch commit, BuildCommitBatch(txn, context));
+    OUTBOX_RETURN_IF_ERROR(WriteCommitLocked(&commit));
+    for (const CommittedEvent& e : commit.events) {
+      index_.Add(e.seq, e.ordering_key, e.due_ms);
+    }
+    result.event_ids = std::move(commit.event_ids);
+    result.response = txn.response();
+  }
+  if (!txn.events().empty()) Wake();
+  return result;
+}
+
+absl::StatusOr<StoreImpl::IdempotencyLookup>
+StoreImpl::LookUpIdempotencyKeyLocked(const Txn& txn, absl::Time now) {
+  IdempotencyLookup lookup;
+  if (txn.idempotency_key().empty()) return lookup;
+  std::string value;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), idem_,
+               keys::IdempotencyRecordKey(txn.idempotency_key()), &value);
+  if (s.IsNotFound()) return lookup;
+  if (!s.ok()) return FromRocks(s, "reading the idempotency key");
+  storage::IdempotencyRecord record;
+  OUTBOX_RETURN_IF_ERROR(DecodeStored(keys::kIdempotencyFamily,
+                                      "an idempotency key", value, &record));
+  if (now - FromStoredMillis(record.committed_unix_ms()) >=
+      options_.idempotency_window) {
+    // Expired: this commit replaces it.
+    lookup.expired_committed_ms = record.committed_unix_ms();
+    return lookup;
+  }
+  CommitResult& answer = lookup.answer.emplace();
+  answer.duplicate = true;
+  answer.event_ids.assign(record.event_ids().begin(), record.event_ids().end());
+  answer.response = record.response();
+  return lookup;
+}
+
+absl::Status StoreImpl::WriteCommitLocked(CommitBatch* commit) {
+  const bool sync = options_.sync && !test_.skip_commit_sync;
+  internal::CrashPoint(internal::kCommitBeforeWrite);
+  if (commit->records.Count() > 0) {
+    // The broken split variant: records in a batch of their own, first.
+    OUTBOX_RETURN_IF_ERROR(
+        WriteLocked(&commit->records, state_, "commit (records)", sync));
+    internal::CrashPoint(internal::kCommitBetweenSplitBatches);
+  }
+  OUTBOX_RETURN_IF_ERROR(
+      WriteLocked(&commit->batch, commit->after, "commit", sync));
+  internal::CrashPoint(internal::kCommitAfterWrite);
+  return absl::OkStatus();
+}
+
+}  // namespace outbox
