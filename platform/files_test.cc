@@ -68,8 +68,11 @@ TEST_F(FilesTest, FifoIsRefusedWithoutWaitingForAWriter) {
 
 TEST_F(FilesTest, DirectoryIsNotAFile) {
   std::filesystem::create_directories(dir_.Sub("d"));
-  EXPECT_STATUS_CODE(ReadFileChecked(dir_.Sub("d"), ReadFileOptions()),
-                     absl::StatusCode::kFailedPrecondition);
+  absl::StatusOr<std::string> read =
+      ReadFileChecked(dir_.Sub("d"), ReadFileOptions());
+  ASSERT_STATUS_CODE(read, absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(read.status().message(),
+            "file " + dir_.Sub("d") + " is not a regular file");
 }
 
 TEST_F(FilesTest, PrivateFileThatOthersCanReachIsRefusedWithTheChmod) {
