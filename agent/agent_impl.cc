@@ -2,14 +2,7 @@
 
 #include "agent/agent_impl.h"
 
-#include <errno.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <sys/timerfd.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -19,13 +12,6 @@
 #include "lib/status_macros.h"
 
 namespace outbox {
-namespace {
-
-absl::Status Errno(absl::string_view what) {
-  return absl::UnavailableError(absl::StrCat(what, ": ", std::strerror(errno)));
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<Agent>> Agent::Create(Store* store,
                                                      AgentOptions options) {
@@ -58,9 +44,6 @@ AgentImpl::~AgentImpl() {
     std::vector<HttpResult> abandoned;  // left pending; resent next time
     transport_->AbandonAll(&abandoned);
   }
-  for (int fd : {timer_fd_, wake_fd_, epoll_fd_}) {
-    if (fd >= 0) close(fd);
-  }
 }
 
 absl::Status AgentImpl::Init() {
@@ -69,13 +52,10 @@ absl::Status AgentImpl::Init() {
     curl.max_in_flight = static_cast<size_t>(config_.agent.max_in_flight);
     OUTBOX_ASSIGN_OR_RETURN(transport_, NewCurlTransport(curl));
   }
-  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd_ < 0) return Errno("epoll_create1");
-  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake_fd_ < 0) return Errno("eventfd");
-  timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-  if (timer_fd_ < 0) return Errno("timerfd_create");
-  std::vector<int> fds = {transport_->fd(), wake_fd_, timer_fd_};
+  OUTBOX_ASSIGN_OR_RETURN(poller_, Poller::Create());
+  OUTBOX_ASSIGN_OR_RETURN(wakeup_, Wakeup::Create());
+  OUTBOX_ASSIGN_OR_RETURN(timer_, Timer::Create());
+  std::vector<int> fds = {transport_->fd(), wakeup_->fd(), timer_->fd()};
   if (options_.watch_network) {
     absl::StatusOr<std::unique_ptr<NetlinkMonitor>> netlink =
         NetlinkMonitor::Open();
@@ -89,29 +69,18 @@ absl::Status AgentImpl::Init() {
     }
   }
   for (int fd : fds) {
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.fd = fd;
-    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
-      return Errno("epoll_ctl");
-    }
+    OUTBOX_RETURN_IF_ERROR(poller_->Watch(fd, Poller::kReadable));
   }
-  // Commits wake the agent. Writing an eventfd is thread-safe and cheap, as
-  // Store::SetWakeup requires.
-  const int wake_fd = wake_fd_;
-  store_->SetWakeup([wake_fd] {
-    const uint64_t one = 1;
-    ssize_t ignored = write(wake_fd, &one, sizeof(one));
-    (void)ignored;  // a full counter still wakes the agent
-  });
+  // Commits wake the agent. Wakeup::Signal is thread-safe and cheap, as
+  // Store::SetWakeup requires; the destructor unsets it before wakeup_ goes.
+  Wakeup* wakeup = wakeup_.get();
+  store_->SetWakeup([wakeup] { wakeup->Signal(); });
   return absl::OkStatus();
 }
 
 void AgentImpl::Stop() {
   stop_requested_.store(true);
-  const uint64_t one = 1;
-  ssize_t ignored = write(wake_fd_, &one, sizeof(one));  // async-signal-safe
-  (void)ignored;
+  wakeup_->Signal();  // async-signal-safe: Stop() may run in a handler
 }
 
 absl::Status AgentImpl::ResumeDestination(absl::string_view name) {
@@ -162,24 +131,14 @@ absl::Status AgentImpl::RunOnce(absl::Time deadline) {
 }
 
 absl::Status AgentImpl::Wait(absl::Duration limit) {
-  epoll_event events[8];
-  const int timeout_ms = limit == absl::InfiniteDuration()
-                             ? -1
-                             : static_cast<int>(std::min<int64_t>(
-                                   absl::ToInt64Milliseconds(absl::Ceil(
-                                       limit, absl::Milliseconds(1))),
-                                   24 * 3600 * 1000));
-  const int n = epoll_wait(epoll_fd_, events, 8, timeout_ms);
-  if (n < 0 && errno != EINTR) return Errno("epoll_wait");
-  return absl::OkStatus();
+  // Which members are ready does not matter: each round looks at everything.
+  std::vector<Poller::Ready> ready;
+  return poller_->Wait(limit, &ready);
 }
 
 void AgentImpl::DrainWakeups() {
-  uint64_t count;
-  while (read(wake_fd_, &count, sizeof(count)) > 0) {
-  }
-  while (read(timer_fd_, &count, sizeof(count)) > 0) {
-  }
+  wakeup_->Clear();
+  timer_->Clear();
   if (netlink_ != nullptr && netlink_->Drain()) {
     // The network changed: an unreachable destination may be back. Probe
     // each at once rather than wait out its backoff.
@@ -266,11 +225,7 @@ absl::Status AgentImpl::StartDueEvents() {
   };
   absl::StatusOr<DueEvents> next =
       store_->NextDue(max - in_flight_.size(), eligible);
-  if (absl::IsResourceExhausted(next.status())) {
-    PauseForFullDisk(next.status());
-    return absl::OkStatus();
-  }
-  if (!next.ok()) return next.status();
+  if (!next.ok()) return PauseIfDiskFull(next.status());
   DueEvents& due = *next;
   next_due_ = due.next_due;
 
@@ -319,11 +274,8 @@ absl::Status AgentImpl::StartDueEvents() {
 absl::Status AgentImpl::DeadLetterUnsendable(const PendingEvent& event,
                                              absl::string_view reason) {
   absl::Status s = store_->MoveToDeadLetters(event, reason);
-  if (absl::IsResourceExhausted(s)) {
-    PauseForFullDisk(s);  // it stays pending and is looked at again
-    return absl::OkStatus();
-  }
-  if (!s.ok()) return s;
+  // A full disk: it stays pending and is looked at again.
+  if (!s.ok()) return PauseIfDiskFull(s);
   ++stats_.dead_lettered;
   Log(absl::StrCat("event ", event.id, " dead-lettered: ", reason));
   return absl::OkStatus();
@@ -397,22 +349,22 @@ absl::Status AgentImpl::ApplyDecision(const InFlight& flight,
     Log(absl::StrCat("event ", event.id, ": ", s.message()));
     return absl::OkStatus();
   }
-  if (absl::IsResourceExhausted(s)) {
-    // The disk is full: the event stays as it was (a delivered one will be
-    // sent again, with the same id). Pause sending until there may be room.
-    PauseForFullDisk(s);
-    return absl::OkStatus();
-  }
-  return s;
+  // A full disk: the event stays as it was (a delivered one will be sent
+  // again, with the same id).
+  return PauseIfDiskFull(s);
 }
 
-void AgentImpl::PauseForFullDisk(const absl::Status& why) {
+absl::Status AgentImpl::PauseIfDiskFull(const absl::Status& s) {
+  if (!absl::IsResourceExhausted(s)) return s;
+  // Pause sending until there may be room, rather than fail the loop: the
+  // work that failed was not done, and is done again after the pause.
   if (clock_->Now() >= store_full_until_) {
-    Log(absl::StrCat("store cannot write (", why.message(),
+    Log(absl::StrCat("store cannot write (", s.message(),
                      "); pausing deliveries for ",
                      absl::FormatDuration(kFullDiskPause)));
   }
   store_full_until_ = clock_->Now() + kFullDiskPause;
+  return absl::OkStatus();
 }
 
 void AgentImpl::MarkReachable(const Destination& d) {
@@ -446,19 +398,12 @@ absl::Status AgentImpl::Housekeeping(absl::Time now) {
   if (now < next_housekeeping_) return absl::OkStatus();
   next_housekeeping_ = now + config_.agent.idempotency_purge_interval;
   absl::StatusOr<size_t> keys = store_->PurgeExpiredIdempotencyKeys();
-  if (absl::IsResourceExhausted(keys.status())) {
-    PauseForFullDisk(keys.status());  // purging can wait for room
-    return absl::OkStatus();
-  }
-  if (!keys.ok()) return keys.status();
+  // Purging can wait for room.
+  if (!keys.ok()) return PauseIfDiskFull(keys.status());
   if (config_.agent.dead_letter_retention > absl::ZeroDuration()) {
     absl::StatusOr<size_t> dead =
         store_->PurgeDeadLetters(now - config_.agent.dead_letter_retention);
-    if (absl::IsResourceExhausted(dead.status())) {
-      PauseForFullDisk(dead.status());
-      return absl::OkStatus();
-    }
-    if (!dead.ok()) return dead.status();
+    if (!dead.ok()) return PauseIfDiskFull(dead.status());
     if (*dead > 0) {
       Log(absl::StrCat(
           "purged ", *dead, " dead letter(s) older than ",
@@ -469,16 +414,21 @@ absl::Status AgentImpl::Housekeeping(absl::Time now) {
 }
 
 void AgentImpl::ArmTimer(absl::Time when) {
-  itimerspec spec{};  // all zero: disarmed
-  if (when != absl::InfiniteFuture()) {
-    // timerfd runs on CLOCK_MONOTONIC; convert the wall-clock deadline to a
-    // delay from now (at least 1 ms: zero would disarm the timer).
+  absl::Status armed;
+  if (when == absl::InfiniteFuture()) {
+    armed = timer_->Disarm();
+  } else {
+    // The timer runs on CLOCK_MONOTONIC; convert the wall-clock deadline to
+    // a delay from now (at least 1 ms, so a deadline just past does not spin
+    // the loop).
     absl::Duration delay =
         std::max(when - clock_->Now(), absl::Milliseconds(1));
     delay = std::min(delay, absl::Hours(24));  // re-evaluate at least daily
-    spec.it_value = absl::ToTimespec(delay);
+    armed = timer_->Arm(delay);
   }
-  timerfd_settime(timer_fd_, 0, &spec, nullptr);
+  // Cannot fail on a valid timer; if it did, the loop would sleep until the
+  // next commit or network event instead, so say so.
+  if (!armed.ok()) Log(absl::StrCat("timer: ", armed.message()));
 }
 
 }  // namespace outbox

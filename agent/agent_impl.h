@@ -2,12 +2,12 @@
 //
 // AgentImpl: the delivery loop behind outbox/agent.h.
 //
-// One thread, one epoll set: the transport's fd (sockets and curl timers), an
-// eventfd (Store::Commit wake-ups and Stop()), a timerfd (the next retry,
-// probe or housekeeping time) and, where allowed, a netlink socket (network
-// changes). Each round (Step) does all ready work without blocking: finish
-// requests, start due events, arm the timer. Between rounds the thread sleeps
-// in epoll_wait, so an idle or offline device uses no CPU.
+// One thread, one Poller (platform/poller.h): the transport's fd (sockets and
+// curl timers), a Wakeup (Store::Commit wake-ups and Stop()), a Timer (the
+// next retry, probe or housekeeping time) and, where allowed, a netlink socket
+// (network changes). Each round (Step) does all ready work without blocking:
+// finish requests, start due events, arm the timer. Between rounds the thread
+// sleeps in Poller::Wait, so an idle or offline device uses no CPU.
 //
 // Reachability is per destination. A request that never reached its
 // receiver (DNS, refused, unreachable, connect timeout) is not an attempt:
@@ -30,6 +30,7 @@
 #include "agent/config.h"
 #include "outbox/agent.h"
 #include "platform/netlink_monitor.h"
+#include "platform/poller.h"
 
 namespace outbox {
 
@@ -41,7 +42,7 @@ class AgentImpl final : public Agent {
   absl::StatusOr<uint64_t> Drain() override;
   using Agent::RunOnce;
   absl::Status RunOnce(absl::Time deadline) override;
-  int fd() const override { return epoll_fd_; }
+  int fd() const override { return poller_->fd(); }
   void Stop() override;
   absl::Status ResumeDestination(absl::string_view name) override;
   AgentStats stats() const override;
@@ -78,9 +79,10 @@ class AgentImpl final : public Agent {
   absl::Status Housekeeping(absl::Time now);
   void MarkReachable(const Destination& d);
   void MarkUnreachable(const InFlight& flight, absl::string_view why);
-  // The store reported a full disk: start nothing for kFullDiskPause.
-  void PauseForFullDisk(const absl::Status& why);
-  // Sleeps in epoll_wait until something is ready, at most `limit`.
+  // If `s` says the store's disk is full, starts nothing for kFullDiskPause
+  // and returns OK; otherwise returns `s`.
+  absl::Status PauseIfDiskFull(const absl::Status& s);
+  // Sleeps until something is ready, at most `limit`.
   absl::Status Wait(absl::Duration limit = absl::InfiniteDuration());
   void ArmTimer(absl::Time when);
   void Log(absl::string_view line);
@@ -92,9 +94,9 @@ class AgentImpl final : public Agent {
   std::unique_ptr<HttpTransport> transport_;
   std::unique_ptr<NetlinkMonitor> netlink_;
 
-  int epoll_fd_ = -1;
-  int wake_fd_ = -1;   // eventfd: commits and Stop()
-  int timer_fd_ = -1;  // timerfd: retries, probes, housekeeping
+  std::unique_ptr<Poller> poller_;
+  std::unique_ptr<Wakeup> wakeup_;  // commits and Stop()
+  std::unique_ptr<Timer> timer_;    // retries, probes, housekeeping
 
   absl::flat_hash_map<uint64_t, InFlight> in_flight_;  // by request tag
   absl::flat_hash_set<uint64_t> in_flight_seqs_;

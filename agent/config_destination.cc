@@ -16,7 +16,9 @@
 #include "absl/strings/str_cat.h"
 #include "agent/config_files.h"
 #include "agent/config_internal.h"
+#include "agent/webhook_signature.h"
 #include "lib/status_macros.h"
+#include "platform/http_token.h"
 #include "proto/agent_config.pb.h"
 
 namespace outbox::config_internal {
@@ -54,17 +56,6 @@ std::string UrlProblem(absl::string_view url,
   return "";
 }
 
-// HTTP token characters (RFC 9110 section 5.6.2).
-bool IsHeaderName(absl::string_view name) {
-  if (name.empty()) return false;
-  for (char ch : name) {
-    if (!absl::ascii_isalnum(ch) && !absl::StrContains("!#$%&'*+-.^_`|~", ch)) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // Headers the agent sets itself: a configured copy would contradict the
 // signature, the idempotency contract or the body's framing.
 bool IsReservedHeader(absl::string_view name) {
@@ -78,11 +69,12 @@ bool IsReservedHeader(absl::string_view name) {
 // collects the (case-folded) names so far.
 std::string HeaderNameProblem(const std::string& name,
                               absl::flat_hash_set<std::string>* seen) {
-  if (!IsHeaderName(name)) {
+  if (!IsHttpToken(name)) {
     // Not quoted: a key and value written the wrong way round would put the
     // value (a credential, say) here.
-    return "the key is not a valid header name (letters, digits and "
-           "!#$%&'*+-.^_`|~ only)";
+    return absl::StrCat(
+        "the key is not a valid header name (letters, digits and ",
+        kHttpTokenPunctuation, " only)");
   }
   if (IsReservedHeader(name)) {
     return absl::StrCat("header \"", name,
@@ -217,7 +209,7 @@ absl::Status ParseDestination(const Checker& c, const Node& node,
     }
     out->secrets_file = c.Resolve(in.secrets_file());
     absl::StatusOr<std::vector<WebhookSecret>> secrets =
-        config_files::ReadSecretsFile(out->secrets_file);
+        ReadSecretsFile(out->secrets_file);
     if (!secrets.ok()) return c.Wrap(node, "secrets_file", secrets.status());
     out->secrets = *std::move(secrets);
   }

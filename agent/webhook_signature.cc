@@ -17,6 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "platform/files.h"
 
 namespace outbox {
 namespace {
@@ -79,6 +80,45 @@ absl::StatusOr<WebhookSecret> ParseWebhookSecret(absl::string_view text) {
         "webhook secret has an empty key after \"whsec_\"");
   }
   return WebhookSecret(std::move(key));
+}
+
+absl::StatusOr<std::vector<WebhookSecret>> ParseSecretsText(
+    absl::string_view text) {
+  std::vector<WebhookSecret> secrets;
+  int line_number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_number;
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty() || line.front() == '#') continue;
+    absl::StatusOr<WebhookSecret> secret = ParseWebhookSecret(line);
+    if (!secret.ok()) {
+      // ParseWebhookSecret's messages never contain the text they reject.
+      return absl::InvalidArgumentError(
+          absl::StrCat("line ", line_number, ": ", secret.status().message()));
+    }
+    secrets.push_back(*std::move(secret));
+  }
+  if (secrets.empty()) {
+    return absl::InvalidArgumentError(
+        "holds no secret; write one \"whsec_<base64>\" per line");
+  }
+  return secrets;
+}
+
+absl::StatusOr<std::vector<WebhookSecret>> ReadSecretsFile(
+    const std::string& path) {
+  ReadFileOptions options;
+  options.what = "secrets file";
+  options.require_private = true;
+  options.max_bytes = size_t{64} << 10;
+  absl::StatusOr<std::string> text = ReadFileChecked(path, options);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<std::vector<WebhookSecret>> secrets = ParseSecretsText(*text);
+  if (!secrets.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("secrets file ", path, " ", secrets.status().message()));
+  }
+  return secrets;
 }
 
 std::string Sign(const WebhookSecret& secret, absl::string_view id,

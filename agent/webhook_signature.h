@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -57,6 +58,27 @@ class WebhookSecret {
 // Errors: kInvalidArgument when the prefix is missing, the rest is not
 // base64, or the key is empty. The message never contains the secret.
 absl::StatusOr<WebhookSecret> ParseWebhookSecret(absl::string_view text);
+
+// The secrets of a secrets file's text: one `whsec_` secret per line, blank
+// lines and '#' comments skipped, whitespace around each line ignored.
+// Several secrets are for rotation: all of them sign, any of them verifies.
+// Errors: kInvalidArgument, phrased to follow the name of what holds the
+// text: "line <n>: <why>" for a malformed line (never the line itself), or
+// "holds no secret; ..." when there is none.
+absl::StatusOr<std::vector<WebhookSecret>> ParseSecretsText(
+    absl::string_view text);
+
+// The secrets of the secrets file at `path` (ParseSecretsText), which must be
+// a regular file of at most 64 KiB that only its owner can access
+// (mode & 077 == 0): anyone who can read a secret can forge deliveries.
+// Shared by the agent's configuration and outbox-sink, which both read the
+// same files. Messages name the file as "secrets file <path>".
+// Errors: kNotFound, kPermissionDenied (this process cannot read it),
+// kFailedPrecondition (accessible to group/others: the message says the
+// chmod; or not a regular file), kInvalidArgument (a malformed line, named
+// by number; no secret at all; larger than 64 KiB), other PosixError codes.
+absl::StatusOr<std::vector<WebhookSecret>> ReadSecretsFile(
+    const std::string& path);
 
 // One signature entry, "v1,<base64(HMAC-SHA256(key, id.timestamp.body))>".
 // REQUIRES: `id` contains no '.' (the spec's guard against ambiguous signed

@@ -2,14 +2,20 @@
 
 #include "agent/webhook_signature.h"
 
+#include <sys/stat.h>
+
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
 
 namespace outbox {
 namespace {
@@ -142,6 +148,70 @@ TEST(ParseWebhookSecretTest, AcceptsUnpaddedBase64) {
   ASSERT_OUTBOX_OK(unpadded);
   EXPECT_EQ(padded->key(), "abcd");
   EXPECT_EQ(unpadded->key(), "abcd");
+}
+
+TEST(ParseSecretsTextTest, ReadsEverySecretSkippingCommentsAndBlanks) {
+  absl::StatusOr<std::vector<WebhookSecret>> secrets = ParseSecretsText(
+      absl::StrCat("# rotation\n\n  ", kSecret, "  \r\n", kOtherSecret));
+  ASSERT_OUTBOX_OK(secrets);
+  ASSERT_EQ(secrets->size(), 2u);
+  EXPECT_EQ((*secrets)[0].key(), MustParse(kSecret).key());
+  EXPECT_EQ((*secrets)[1].key(), MustParse(kOtherSecret).key());
+}
+
+TEST(ParseSecretsTextTest, MalformedLineIsNamedByNumberNotQuoted) {
+  absl::StatusOr<std::vector<WebhookSecret>> secrets =
+      ParseSecretsText(absl::StrCat(kSecret, "\nwhsec_c2VjcmV0!!\n"));
+  ASSERT_STATUS_CODE(secrets, absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(secrets.status().message(), "line 2: "))
+      << secrets.status();
+  EXPECT_FALSE(absl::StrContains(secrets.status().message(), "c2VjcmV0"));
+}
+
+TEST(ParseSecretsTextTest, TextWithoutASecretIsAnError) {
+  for (const char* text : {"", "# none yet\n", "\n  \n"}) {
+    EXPECT_STATUS_CODE(ParseSecretsText(text),
+                       absl::StatusCode::kInvalidArgument)
+        << text;
+  }
+}
+
+class ReadSecretsFileTest : public ::testing::Test {
+ protected:
+  std::string Write(const std::string& content, mode_t mode) {
+    const std::string path = dir_.Sub("s.whsec");
+    std::ofstream(path) << content;
+    EXPECT_EQ(chmod(path.c_str(), mode), 0);
+    return path;
+  }
+
+  testing::TempDir dir_;
+};
+
+TEST_F(ReadSecretsFileTest, ReadsAPrivateFile) {
+  absl::StatusOr<std::vector<WebhookSecret>> secrets =
+      ReadSecretsFile(Write(absl::StrCat(kSecret, "\n"), 0600));
+  ASSERT_OUTBOX_OK(secrets);
+  EXPECT_EQ(secrets->size(), 1u);
+}
+
+TEST_F(ReadSecretsFileTest, FileOthersCanReadIsRefused) {
+  EXPECT_STATUS_CODE(ReadSecretsFile(Write(kSecret, 0644)),
+                     absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(ReadSecretsFileTest, MissingFileIsNotFound) {
+  EXPECT_STATUS_CODE(ReadSecretsFile(dir_.Sub("none")),
+                     absl::StatusCode::kNotFound);
+}
+
+TEST_F(ReadSecretsFileTest, ErrorsNameTheFileAndTheLine) {
+  const std::string path = Write(absl::StrCat(kSecret, "\nwhsec_!\n"), 0600);
+  absl::StatusOr<std::vector<WebhookSecret>> secrets = ReadSecretsFile(path);
+  ASSERT_STATUS_CODE(secrets, absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(secrets.status().message(),
+                               "secrets file " + path + " line 2: "))
+      << secrets.status();
 }
 
 TEST(TimestampToleranceTest, AcceptsWithinWindowInEitherDirection) {

@@ -28,6 +28,7 @@
 #include "lib/status_macros.h"
 #include "lib/store_impl.h"
 #include "lib/store_path.h"
+#include "platform/posix_error.h"
 
 namespace outbox {
 namespace {
@@ -396,9 +397,10 @@ absl::Status StoreImpl::MakeSecondaryDir() {
   std::string pattern = absl::StrCat(
       tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/outbox-reader-XXXXXX");
   if (mkdtemp(pattern.data()) == nullptr) {
-    return absl::UnavailableError(absl::StrCat(
-        "cannot create a scratch directory for a read-only open (", pattern,
-        "): ", std::strerror(errno), "; set TMPDIR to a writable directory"));
+    return PosixError(
+        absl::StrCat("cannot create a scratch directory for a read-only open (",
+                     pattern, "; set TMPDIR to a writable directory)"),
+        errno);
   }
   secondary_dir_ = pattern;
   return absl::OkStatus();

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "platform/curl_status.h"
+#include "platform/http_token.h"
 
 namespace outbox {
 namespace {
@@ -33,18 +34,6 @@ std::string UrlPart(CURLU* url, CURLUPart part, unsigned int flags) {
   std::string result(value);
   curl_free(value);
   return result;
-}
-
-// An HTTP header name is a token: no separators, spaces or control bytes.
-bool IsValidHeaderName(absl::string_view name) {
-  if (name.empty()) return false;
-  for (char c : name) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u <= 0x20 || u >= 0x7f || absl::StrContains("\"(),/:;<=>?@[\\]{}", c)) {
-      return false;
-    }
-  }
-  return true;
 }
 
 // CR or LF in a value would let it inject headers of its own.
@@ -136,7 +125,7 @@ absl::StatusOr<std::string> ValidateRequest(const HttpRequest& request) {
                      scheme, "'; use an http:// or https:// URL"));
   }
   for (const auto& [name, value] : request.headers) {
-    if (!IsValidHeaderName(name)) {
+    if (!IsHttpToken(name)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "HttpRequest::headers (tag ", request.tag,
           ") has an invalid header name (empty, or with spaces, colons or "

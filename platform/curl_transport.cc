@@ -3,15 +3,11 @@
 // The libcurl HttpTransport: one curl multi handle driven by
 // curl_multi_socket_action. curl tells us which sockets to watch
 // (CURLMOPT_SOCKETFUNCTION) and when to call it back
-// (CURLMOPT_TIMERFUNCTION); we keep both in one epoll set, the timeout as a
-// timerfd, so the caller needs to watch a single fd and nothing else.
+// (CURLMOPT_TIMERFUNCTION); we keep both in one Poller, the timeout as a
+// Timer, so the caller needs to watch a single fd and nothing else.
 
 #include <curl/curl.h>
-#include <sys/epoll.h>
-#include <sys/timerfd.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -24,13 +20,10 @@
 #include "outbox/http_transport.h"
 #include "platform/curl_status.h"
 #include "platform/curl_transfer.h"
+#include "platform/poller.h"
 
 namespace outbox {
 namespace {
-
-absl::Status ErrnoError(int error, absl::string_view what) {
-  return absl::ErrnoToStatus(error, what);
-}
 
 // curl_global_init is not safe to race with itself, and must run before any
 // other curl call. It is never undone: curl_global_cleanup would pull the
@@ -50,7 +43,7 @@ class CurlTransport final : public HttpTransport {
 
   absl::Status Init();
   absl::Status Start(HttpRequest request) override;
-  int fd() const override { return epoll_fd_; }
+  int fd() const override { return poller_->fd(); }
   absl::Status Process(std::vector<HttpResult>* done) override;
   size_t InFlight() const override { return in_flight_.size(); }
   void AbandonAll(std::vector<HttpResult>* done) override;
@@ -71,8 +64,8 @@ class CurlTransport final : public HttpTransport {
 
   const CurlTransportOptions options_;
   CURLM* multi_ = nullptr;
-  int epoll_fd_ = -1;
-  int timer_fd_ = -1;  // armed for curl's next timeout, member of epoll_fd_
+  std::unique_ptr<Poller> poller_;
+  std::unique_ptr<Timer> timer_;  // armed for curl's next timeout, in poller_
   absl::flat_hash_map<CURL*, std::unique_ptr<Transfer>> in_flight_;
   std::vector<CURL*> idle_;  // options reset, not in multi_
 };
@@ -84,24 +77,16 @@ CurlTransport::~CurlTransport() {
   }
   in_flight_.clear();
   for (CURL* easy : idle_) curl_easy_cleanup(easy);
-  // May close pooled connections through OnSocket, so the fds go last.
+  // May close pooled connections through OnSocket, so the poller (a member,
+  // destroyed after this body) must still be there.
   if (multi_ != nullptr) curl_multi_cleanup(multi_);
-  if (timer_fd_ >= 0) close(timer_fd_);
-  if (epoll_fd_ >= 0) close(epoll_fd_);
 }
 
 absl::Status CurlTransport::Init() {
   OUTBOX_RETURN_IF_ERROR(InitCurlOnce());
-  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd_ < 0) return ErrnoError(errno, "epoll_create1");
-  timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-  if (timer_fd_ < 0) return ErrnoError(errno, "timerfd_create");
-  epoll_event event = {};
-  event.events = EPOLLIN;
-  event.data.fd = timer_fd_;
-  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, timer_fd_, &event) != 0) {
-    return ErrnoError(errno, "epoll_ctl(timerfd)");
-  }
+  OUTBOX_ASSIGN_OR_RETURN(poller_, Poller::Create());
+  OUTBOX_ASSIGN_OR_RETURN(timer_, Timer::Create());
+  OUTBOX_RETURN_IF_ERROR(poller_->Watch(timer_->fd(), Poller::kReadable));
   multi_ = curl_multi_init();
   if (multi_ == nullptr) return absl::InternalError("curl_multi_init failed");
   CURLMcode rc = curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &OnSocket);
@@ -121,36 +106,28 @@ int CurlTransport::OnSocket(CURL*, curl_socket_t socket, int what, void* user,
                             void*) {
   auto* self = static_cast<CurlTransport*>(user);
   if (what == CURL_POLL_REMOVE) {
-    // curl may already have closed the socket, which leaves epoll by itself;
-    // ENOENT/EBADF are expected then.
-    epoll_ctl(self->epoll_fd_, EPOLL_CTL_DEL, socket, nullptr);
+    // curl may already have closed the socket: Forget() allows for that.
+    self->poller_->Forget(socket);
     return 0;
   }
-  epoll_event event = {};
-  if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) event.events |= EPOLLIN;
+  uint32_t events = 0;
+  if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) {
+    events |= Poller::kReadable;
+  }
   if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) {
-    event.events |= EPOLLOUT;
+    events |= Poller::kWritable;
   }
-  event.data.fd = socket;
-  if (epoll_ctl(self->epoll_fd_, EPOLL_CTL_MOD, socket, &event) == 0) return 0;
-  // New to us, or a recycled fd number that curl closed without REMOVE.
-  if (errno == ENOENT &&
-      epoll_ctl(self->epoll_fd_, EPOLL_CTL_ADD, socket, &event) == 0) {
-    return 0;
-  }
-  return -1;  // curl fails the transfers on this socket
+  // -1 makes curl fail the transfers on this socket.
+  return self->poller_->Watch(socket, events).ok() ? 0 : -1;
 }
 
 int CurlTransport::OnTimer(CURLM*, long timeout_ms, void* user) {
   auto* self = static_cast<CurlTransport*>(user);
-  itimerspec spec = {};
-  if (timeout_ms >= 0) {
-    // 0 means "as soon as possible"; an all-zero itimerspec would disarm.
-    const int64_t ns = timeout_ms == 0 ? 1 : int64_t{timeout_ms} * 1000000;
-    spec.it_value.tv_sec = ns / 1000000000;
-    spec.it_value.tv_nsec = ns % 1000000000;
-  }
-  return timerfd_settime(self->timer_fd_, 0, &spec, nullptr) == 0 ? 0 : -1;
+  // -1: no timeout wanted; 0: as soon as possible, which Timer::Arm keeps.
+  const absl::Status armed =
+      timeout_ms < 0 ? self->timer_->Disarm()
+                     : self->timer_->Arm(absl::Milliseconds(timeout_ms));
+  return armed.ok() ? 0 : -1;
 }
 
 absl::Status CurlTransport::Start(HttpRequest request) {
@@ -191,31 +168,26 @@ absl::Status CurlTransport::Start(HttpRequest request) {
 }
 
 absl::Status CurlTransport::Process(std::vector<HttpResult>* done) {
-  constexpr int kMaxEvents = 16;  // the rest stay ready: level-triggered
-  epoll_event events[kMaxEvents];
-  const int n = epoll_wait(epoll_fd_, events, kMaxEvents, 0);
-  if (n < 0 && errno != EINTR) return ErrnoError(errno, "epoll_wait");
+  // The poller holds at most 16 of the ready ones; the rest stay ready
+  // (level-triggered) for the next call.
+  std::vector<Poller::Ready> ready;
+  OUTBOX_RETURN_IF_ERROR(poller_->Wait(absl::ZeroDuration(), &ready));
   absl::Status status;
   int running = 0;
   bool timer_due = false;
-  for (int i = 0; i < n; ++i) {
-    const int fd = events[i].data.fd;
-    if (fd == timer_fd_) {
+  for (const Poller::Ready& r : ready) {
+    if (r.fd == timer_->fd()) {
       // Clear the expiry before curl can re-arm the timer.
-      uint64_t expirations = 0;
-      if (read(timer_fd_, &expirations, sizeof(expirations)) < 0 &&
-          errno != EAGAIN) {
-        status.Update(ErrnoError(errno, "read(timerfd)"));
-      }
+      timer_->Clear();
       timer_due = true;
       continue;
     }
     int mask = 0;
-    if (events[i].events & EPOLLIN) mask |= CURL_CSELECT_IN;
-    if (events[i].events & EPOLLOUT) mask |= CURL_CSELECT_OUT;
-    if (events[i].events & (EPOLLERR | EPOLLHUP)) mask |= CURL_CSELECT_ERR;
+    if (r.events & Poller::kReadable) mask |= CURL_CSELECT_IN;
+    if (r.events & Poller::kWritable) mask |= CURL_CSELECT_OUT;
+    if (r.events & Poller::kError) mask |= CURL_CSELECT_ERR;
     status.Update(
-        FromCurlMulti(curl_multi_socket_action(multi_, fd, mask, &running),
+        FromCurlMulti(curl_multi_socket_action(multi_, r.fd, mask, &running),
                       "curl_multi_socket_action"));
   }
   if (timer_due) {

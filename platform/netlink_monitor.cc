@@ -8,19 +8,21 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "platform/posix_error.h"
 
 namespace outbox {
 namespace {
 
-absl::Status Unavailable(int error, const char* call) {
-  return absl::UnavailableError(absl::StrCat(
-      "cannot watch network changes: ", call, ": ", std::strerror(error),
-      " (netlink may be blocked in this sandbox or container); "
-      "connectivity will be detected by probing instead"));
+absl::Status CannotWatch(const char* call, int error) {
+  return PosixError(
+      absl::StrCat("cannot watch network changes (netlink may be blocked in "
+                   "this sandbox or container; connectivity will be detected "
+                   "by probing instead): ",
+                   call),
+      error);
 }
 
 bool IsRelevant(uint16_t type) {
@@ -42,7 +44,7 @@ bool IsRelevant(uint16_t type) {
 absl::StatusOr<std::unique_ptr<NetlinkMonitor>> NetlinkMonitor::Open() {
   const int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
                         NETLINK_ROUTE);
-  if (fd < 0) return Unavailable(errno, "socket(AF_NETLINK)");
+  if (fd < 0) return CannotWatch("socket(AF_NETLINK)", errno);
   sockaddr_nl address = {};
   address.nl_family = AF_NETLINK;
   address.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
@@ -50,7 +52,7 @@ absl::StatusOr<std::unique_ptr<NetlinkMonitor>> NetlinkMonitor::Open() {
   if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
     const int error = errno;
     close(fd);
-    return Unavailable(error, "bind(NETLINK_ROUTE)");
+    return CannotWatch("bind(NETLINK_ROUTE)", error);
   }
   return std::unique_ptr<NetlinkMonitor>(new NetlinkMonitor(fd));
 }

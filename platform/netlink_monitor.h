@@ -20,9 +20,11 @@ namespace outbox {
 class NetlinkMonitor {
  public:
   // Opens the socket. Needs no privileges, but sandboxes and some container
-  // runtimes forbid netlink sockets. Errors: kUnavailable when the socket
-  // cannot be opened or subscribed (the message says why); the caller then
-  // detects connectivity changes by probing instead.
+  // runtimes forbid netlink sockets. Errors: the PosixError code of the
+  // socket or bind call that failed (kPermissionDenied or kUnimplemented
+  // where netlink is forbidden, kResourceExhausted when out of descriptors);
+  // the message says why. Whatever the code, the caller can do without:
+  // it detects connectivity changes by probing instead.
   static absl::StatusOr<std::unique_ptr<NetlinkMonitor>> Open();
 
   ~NetlinkMonitor();

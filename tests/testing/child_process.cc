@@ -10,21 +10,59 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
+#include <utility>
 
-#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "platform/posix_error.h"
 
 extern char** environ;
 
 namespace outbox::testing {
 namespace {
 
-int DecodeWaitStatus(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
+// Where the child's stdout goes: a pipe's write end, or a file.
+struct Stdout {
+  int pipe_fd = -1;
+  std::string path;
+};
+
+// Spawns `binary args...`, stdin from /dev/null, stderr to `stderr_path`.
+absl::StatusOr<pid_t> Spawn(const std::string& binary,
+                            const std::vector<std::string>& args,
+                            const Stdout& out, const std::string& stderr_path,
+                            int stderr_flags) {
+  // In a cross build, ctest runs tests under an emulator (qemu-user), but
+  // the kernel cannot exec a foreign binary by itself: start the child
+  // through the same emulator. Empty in native builds.
+  const std::vector<std::string> emulator =
+      absl::StrSplit(OUTBOX_TEST_EMULATOR, ' ', absl::SkipEmpty());
+  std::vector<char*> argv;
+  for (const std::string& e : emulator)
+    argv.push_back(const_cast<char*>(e.c_str()));
+  argv.push_back(const_cast<char*>(binary.c_str()));
+  for (const std::string& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (out.pipe_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, out.pipe_fd, 1);  // no CLOEXEC
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 1, out.path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
+  posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(),
+                                   O_WRONLY | O_CREAT | stderr_flags, 0644);
+  pid_t pid = -1;
+  const int rc =
+      posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return PosixError(absl::StrCat("cannot start ", binary), rc);
+  return pid;
 }
 
 }  // namespace
@@ -32,49 +70,39 @@ int DecodeWaitStatus(int status) {
 absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
     const std::string& binary, const std::vector<std::string>& args,
     const std::string& stderr_path) {
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(binary.c_str()));
-  for (const std::string& a : args) {
-    argv.push_back(const_cast<char*>(a.c_str()));
-  }
-  argv.push_back(nullptr);
-
   // O_CLOEXEC on both ends: a child started later (the next run) must not
   // inherit this pipe, or the reader would never see end of file.
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    return absl::UnavailableError(
-        absl::StrCat("pipe2: ", std::strerror(errno)));
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);  // clears CLOEXEC
-  posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, binary.c_str(), &actions, nullptr,
-                             argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    return absl::UnavailableError(
-        absl::StrCat("cannot start ", binary, ": ", std::strerror(rc)));
-  }
-  fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-  return std::unique_ptr<ChildProcess>(new ChildProcess(pid, fds[0]));
+  if (pipe2(fds, O_CLOEXEC) != 0) return PosixError("pipe2", errno);
+  ScopedFd read_end(fds[0]);
+  const ScopedFd write_end(fds[1]);  // the child has its own copy
+  Stdout out;
+  out.pipe_fd = write_end.get();
+  absl::StatusOr<pid_t> pid = Spawn(binary, args, out, stderr_path, O_APPEND);
+  if (!pid.ok()) return pid.status();
+  fcntl(read_end.get(), F_SETFL, fcntl(read_end.get(), F_GETFL) | O_NONBLOCK);
+  return std::unique_ptr<ChildProcess>(
+      new ChildProcess(*pid, std::move(read_end)));
+}
+
+absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::StartToFiles(
+    const std::string& binary, const std::vector<std::string>& args,
+    const std::string& stdout_path, const std::string& stderr_path) {
+  Stdout out;
+  out.path = stdout_path;
+  absl::StatusOr<pid_t> pid = Spawn(binary, args, out, stderr_path, O_TRUNC);
+  if (!pid.ok()) return pid.status();
+  return std::unique_ptr<ChildProcess>(new ChildProcess(*pid, ScopedFd()));
 }
 
 ChildProcess::~ChildProcess() {
   if (!reaped_) Kill();
-  close(stdout_fd_);
 }
 
 bool ChildProcess::Fill() {
   char chunk[4096];
   for (;;) {
-    const ssize_t n = read(stdout_fd_, chunk, sizeof(chunk));
+    const ssize_t n = read(stdout_pipe_.get(), chunk, sizeof(chunk));
     if (n > 0) {
       buffer_.append(chunk, static_cast<size_t>(n));
     } else if (n == 0) {
@@ -99,7 +127,7 @@ ChildProcess::Read ChildProcess::ReadLine(absl::Time deadline,
     if (eof_) return Read::kEof;
     const absl::Duration left = deadline - absl::Now();
     if (left <= absl::ZeroDuration()) return Read::kTimeout;
-    pollfd p{stdout_fd_, POLLIN, 0};
+    pollfd p{stdout_pipe_.get(), POLLIN, 0};
     const int ready =
         poll(&p, 1, static_cast<int>(absl::ToInt64Milliseconds(left)) + 1);
     if (ready < 0 && errno != EINTR) return Read::kEof;
@@ -107,24 +135,41 @@ ChildProcess::Read ChildProcess::ReadLine(absl::Time deadline,
   }
 }
 
+absl::Status ChildProcess::Signal(int signal) {
+  if (reaped_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("child ", pid_, " was already reaped"));
+  }
+  if (kill(pid_, signal) != 0) return PosixError("kill", errno);
+  return absl::OkStatus();
+}
+
 void ChildProcess::Kill() {
   kill(pid_, SIGKILL);
-  int status = 0;
-  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
+  Wait(absl::InfiniteFuture());
+}
+
+void ChildProcess::Reaped(int status) {
   reaped_ = true;
-  exit_code_ = DecodeWaitStatus(status);
+  if (WIFEXITED(status)) {
+    exit_code_ = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    exit_code_ = 128 + WTERMSIG(status);
+  }
 }
 
 int ChildProcess::Wait(absl::Time deadline) {
+  const int flags = deadline == absl::InfiniteFuture() ? 0 : WNOHANG;
   while (!reaped_) {
     int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      reaped_ = true;
-      exit_code_ = DecodeWaitStatus(status);
-    } else if (absl::Now() >= deadline) {
+    const pid_t got = waitpid(pid_, &status, flags);
+    if (got == pid_) {
+      Reaped(status);
+    } else if (got < 0 && errno != EINTR) {
+      reaped_ = true;  // ECHILD: someone else reaped it; the code is unknown
+    } else if (flags == WNOHANG && absl::Now() >= deadline) {
       return -1;
-    } else {
+    } else if (flags == WNOHANG) {
       absl::SleepFor(absl::Milliseconds(2));
     }
   }

@@ -1,8 +1,9 @@
 // Copyright (c) edge-outbox authors.
 //
 // Test helper: runs the real outbox-sink binary as a child process and reads
-// its request log. For unit tests here and for integration suites that need
-// a receiver (link outbox_sink_testing, pass $<TARGET_FILE:outbox-sink>).
+// its request log; runs other binaries to completion. Both are built on
+// ChildProcess (child_process.h). For unit tests here and for integration
+// suites that need a receiver (pass $<TARGET_FILE:outbox-sink>).
 
 #ifndef OUTBOX_TESTS_TESTING_SINK_PROCESS_H_
 #define OUTBOX_TESTS_TESTING_SINK_PROCESS_H_
@@ -17,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "tests/testing/child_process.h"
 
 namespace outbox::sink {
 
@@ -25,40 +27,45 @@ class SinkProcess {
  public:
   // Starts `binary` with `args` plus `--port <port> --port-file <dir>/...`
   // (port 0: a free one), its stdout and stderr going to files in `dir`, and
-  // waits until it has written its port. Errors: kUnavailable if it cannot be
-  // started, exits early (the message includes its stderr) or does not come up
-  // in `startup_timeout`.
+  // waits until it has written its port. Errors: PosixError codes if it
+  // cannot be started; kUnavailable if it exits early (the message includes
+  // its stderr) or does not come up in `startup_timeout` (it is killed).
   static absl::StatusOr<std::unique_ptr<SinkProcess>> Start(
       const std::string& binary, const std::string& dir,
       const std::vector<std::string>& args,
       absl::Duration startup_timeout = absl::Seconds(10), int port = 0);
 
   // Kills the process (SIGKILL) if Stop() was not called.
-  ~SinkProcess();
+  ~SinkProcess() = default;
   SinkProcess(const SinkProcess&) = delete;
   SinkProcess& operator=(const SinkProcess&) = delete;
 
   int port() const { return port_; }
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return child_->pid(); }
 
   // Sends SIGTERM and waits. Returns the exit code, or 128 + the signal
-  // number if it died of a signal.
+  // number if it died of a signal. Errors: kFailedPrecondition if it was
+  // stopped (or reaped) already.
   absl::StatusOr<int> Stop();
 
   std::string Stderr() const;
 
  private:
-  SinkProcess(pid_t pid, int port, std::string stderr_path)
-      : pid_(pid), port_(port), stderr_path_(std::move(stderr_path)) {}
+  SinkProcess(std::unique_ptr<testing::ChildProcess> child, int port,
+              std::string stderr_path)
+      : child_(std::move(child)),
+        port_(port),
+        stderr_path_(std::move(stderr_path)) {}
 
-  pid_t pid_;
+  std::unique_ptr<testing::ChildProcess> child_;
   int port_;
   std::string stderr_path_;
-  bool stopped_ = false;
 };
 
-// Runs `binary args...` to completion (it must exit by itself within
-// `timeout`) and returns its exit code, stdout and stderr.
+// Runs `binary args...` to completion and returns its exit code, stdout and
+// stderr. Errors: PosixError codes if it cannot be started;
+// kDeadlineExceeded if it does not exit by itself within `timeout` (it is
+// killed).
 struct ExitResult {
   int exit_code = -1;
   std::string out;

@@ -20,9 +20,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "agent/webhook_signature.h"
+#include "platform/posix_error.h"
 #include "tools/sink/receiver.h"
 #include "tools/sink/request_log.h"
-#include "tools/sink/secret_file.h"
 #include "tools/sink/sink_options.h"
 #include "tools/sink/sink_server.h"
 
@@ -44,14 +45,14 @@ absl::Status WritePortFile(const std::string& path, int port) {
   const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
   std::FILE* f = std::fopen(tmp.c_str(), "w");
   if (f == nullptr) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", tmp));
+    return PosixError(absl::StrCat("cannot write ", tmp), errno);
   }
   const bool written = std::fprintf(f, "%d\n", port) > 0;
   if (std::fclose(f) != 0 || !written) {
     return absl::UnavailableError(absl::StrCat("cannot write ", tmp));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("cannot rename to ", path));
+    return PosixError(absl::StrCat("cannot rename to ", path), errno);
   }
   return absl::OkStatus();
 }
@@ -69,7 +70,7 @@ int Run(const std::vector<std::string>& args) {
     return 0;
   }
   absl::StatusOr<std::vector<WebhookSecret>> secrets =
-      ReadSecretFile(options->secret_file);
+      ReadSecretsFile(options->secret_file);
   if (!secrets.ok()) return Fail(kExitUsage, secrets.status());
   absl::StatusOr<std::unique_ptr<RequestLog>> log =
       RequestLog::Open(options->log_path);

@@ -2,19 +2,17 @@
 
 #include "tools/sink/receiver.h"
 
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "tools/sink/request_log.h"
-#include "tools/sink/secret_file.h"
-#include "tests/testing/sink_process.h"
 #include "agent/webhook_signature.h"
 #include "gtest/gtest.h"
+#include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
+#include "tools/sink/request_log.h"
 
 namespace outbox::sink {
 namespace {
@@ -214,33 +212,6 @@ TEST(RequestLogFormatTest, BodyCannotForgeAKey) {
   r.status = 503;
   r.body = R"(x","status":200,"y":")";
   EXPECT_EQ(JsonField(FormatLogLine(1, r), "status"), "503");
-}
-
-TEST(SecretFileTest, ReadsSeveralSecretsSkippingCommentsAndBlanks) {
-  testing::TempDir dir;
-  std::ofstream(dir.Sub("s")) << "# rotation\n\n  " << kSecret << "  \n"
-                              << kWrongSecret << "\n";
-  absl::StatusOr<std::vector<WebhookSecret>> s = ReadSecretFile(dir.Sub("s"));
-  ASSERT_OUTBOX_OK(s);
-  EXPECT_EQ(s->size(), 2u);
-}
-
-TEST(SecretFileTest, ErrorsNameTheLineNotTheSecret) {
-  testing::TempDir dir;
-  std::ofstream(dir.Sub("s")) << kSecret << "\nwhsec_c2VjcmV0!!\n";
-  absl::StatusOr<std::vector<WebhookSecret>> s = ReadSecretFile(dir.Sub("s"));
-  ASSERT_STATUS_CODE(s, absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(s.status().message().find(":2:"), std::string::npos) << s.status();
-  EXPECT_EQ(s.status().message().find("c2VjcmV0"), std::string::npos);
-}
-
-TEST(SecretFileTest, MissingOrEmptyFileFails) {
-  testing::TempDir dir;
-  EXPECT_STATUS_CODE(ReadSecretFile(dir.Sub("none")),
-                     absl::StatusCode::kNotFound);
-  std::ofstream(dir.Sub("empty")) << "# nothing\n";
-  EXPECT_STATUS_CODE(ReadSecretFile(dir.Sub("empty")),
-                     absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

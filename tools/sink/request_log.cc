@@ -6,12 +6,12 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "platform/posix_error.h"
 #include "tools/json_text.h"
 
 namespace outbox::sink {
@@ -60,7 +60,7 @@ absl::StatusOr<std::unique_ptr<RequestLog>> RequestLog::Open(
   const int fd =
       ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
   if (fd < 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("cannot open log ", path));
+    return PosixError(absl::StrCat("cannot open log ", path), errno);
   }
   return std::unique_ptr<RequestLog>(new RequestLog(fd));
 }
@@ -76,10 +76,10 @@ absl::Status RequestLog::Append(const LogRecord& record) {
   while (done < line.size()) {
     const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
+    if (n < 0) return PosixError("cannot append to the request log", errno);
+    if (n == 0) {
       return absl::UnavailableError(
-          absl::StrCat("cannot append to the request log: ",
-                       n < 0 ? std::strerror(errno) : "short write"));
+          "cannot append to the request log: short write");
     }
     done += static_cast<size_t>(n);
   }

@@ -204,7 +204,9 @@ Required:
   --port P                 TCP port; 0 picks a free one (see --port-file).
   --secret-file F          Standard Webhooks secrets, one "whsec_<base64>" per
                            line (several = rotation: any one may sign). Blank
-                           lines and lines starting with '#' are ignored.
+                           lines and lines starting with '#' are ignored. The
+                           file must be private to its owner (chmod 600), as
+                           the agent requires of its secrets files.
   --log FILE               Appends one JSON line per request, written before
                            the response leaves (so a client that got an
                            answer can read its line). "seq" restarts at 1 in

@@ -5,6 +5,7 @@
 // and reads its request log.
 
 #include <httplib.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <memory>
@@ -14,9 +15,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "tests/testing/sink_process.h"
 #include "agent/webhook_signature.h"
 #include "gtest/gtest.h"
+#include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
 
@@ -31,6 +32,7 @@ class SinkTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::ofstream(secret_path_) << kSecret << "\n" << kRotatedSecret << "\n";
+    ASSERT_EQ(chmod(secret_path_.c_str(), 0600), 0);
   }
 
   void TearDown() override {
@@ -212,7 +214,9 @@ TEST_F(SinkTest, UnreadableSecretFileExitsWithUsageError) {
                  log_path_});
   ASSERT_OUTBOX_OK(r);
   EXPECT_EQ(r->exit_code, 2);
-  EXPECT_TRUE(absl::StrContains(r->err, "cannot open secret file")) << r->err;
+  EXPECT_TRUE(absl::StrContains(
+      r->err, "secrets file " + dir_.Sub("missing") + " does not exist"))
+      << r->err;
 }
 
 TEST_F(SinkTest, HelpPrintsUsageAndExitsZero) {

@@ -5,6 +5,7 @@
 // that trusts that CA must succeed and one that does not must fail.
 
 #include <httplib.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <memory>
@@ -13,9 +14,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "tests/testing/sink_process.h"
 #include "agent/webhook_signature.h"
 #include "gtest/gtest.h"
+#include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_certs.h"
@@ -43,6 +44,7 @@ class SinkTlsTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_OUTBOX_OK(*certs_status_);
     std::ofstream(secret_path_) << kSecret << "\n";
+    ASSERT_EQ(chmod(secret_path_.c_str(), 0600), 0);
     absl::StatusOr<std::unique_ptr<SinkProcess>> sink = SinkProcess::Start(
         OUTBOX_SINK_BINARY, work_.path(),
         {"--secret-file", secret_path_, "--log", log_path_, "--tls-cert",
