@@ -120,6 +120,8 @@ absl::StatusOr<uint64_t> AgentImpl::Drain() {
     if (stopped_ || (idle_ && in_flight_.empty())) break;
     OUTBOX_RETURN_IF_ERROR(Wait());
   }
+  // Everything this drain settled is on disk when it returns.
+  OUTBOX_RETURN_IF_ERROR(SyncIfDue(/*now_please=*/true));
   OUTBOX_ASSIGN_OR_RETURN(Stats stats, store_->GetStats());
   return stats.pending_events;
 }
@@ -162,39 +164,24 @@ absl::Status AgentImpl::Step() {
     // per round and go on.
     Log(absl::StrCat("transport: ", transport.message()));
   }
-  for (const HttpResult& result : done) {
-    OUTBOX_RETURN_IF_ERROR(HandleResult(result));
-  }
+  for (const HttpResult& result : done) HandleResult(result);
+  // Everything this round learned, in one write, before NextDue looks again.
+  OUTBOX_RETURN_IF_ERROR(FlushSettlements());
 
-  const absl::Time now = clock_->Now();
-  if (stop_requested_.load()) {
-    if (stop_deadline_ == absl::InfiniteFuture()) {
-      stop_deadline_ = now + options_.shutdown_grace;
-    }
-    if (in_flight_.empty() || now >= stop_deadline_) {
-      // Abandoned requests stay pending in the store: they are sent again,
-      // with the same id, the next time an agent runs. Nothing is marked
-      // delivered without its 2xx.
-      std::vector<HttpResult> abandoned;
-      transport_->AbandonAll(&abandoned);
-      if (!abandoned.empty()) {
-        Log(absl::StrCat("stopping: abandoned ", abandoned.size(),
-                         " request(s) in flight; they stay pending"));
-      }
-      in_flight_.clear();
-      in_flight_seqs_.clear();
-      stopped_ = true;
-      return absl::OkStatus();
-    }
-    ArmTimer(stop_deadline_);
-    return absl::OkStatus();
-  }
+  bool stopping = false;
+  OUTBOX_RETURN_IF_ERROR(StopIfAsked(&stopping));
+  if (stopping) return absl::OkStatus();
 
+  const absl::Time steady = Steady();
   OUTBOX_RETURN_IF_ERROR(StartDueEvents());
-  OUTBOX_RETURN_IF_ERROR(Housekeeping(now));
+  OUTBOX_RETURN_IF_ERROR(Housekeeping(steady));
+  OUTBOX_RETURN_IF_ERROR(SyncIfDue(/*now_please=*/idle_));
 
   absl::Time wake = std::min(next_due_, next_housekeeping_);
-  if (now < store_full_until_) wake = std::min(wake, store_full_until_);
+  if (steady < store_full_until_) wake = std::min(wake, store_full_until_);
+  if (unsynced_) {
+    wake = std::min(wake, unsynced_since_ + config_.agent.ack_sync_interval);
+  }
   for (const auto& [name, state] : destinations_) {
     if (!state.reachable && !state.probe_in_flight) {
       wake = std::min(wake, state.probe_at);
@@ -204,31 +191,64 @@ absl::Status AgentImpl::Step() {
   return absl::OkStatus();
 }
 
-absl::Status AgentImpl::StartDueEvents() {
-  const absl::Time now = clock_->Now();
-  const size_t max = static_cast<size_t>(config_.agent.max_in_flight);
-  if (in_flight_.size() >= max || now < store_full_until_) {
+absl::Status AgentImpl::StopIfAsked(bool* stopping) {
+  *stopping = stop_requested_.load();
+  if (!*stopping) return absl::OkStatus();
+  const absl::Time steady = Steady();
+  if (stop_deadline_ == absl::InfiniteFuture()) {
+    stop_deadline_ = steady + options_.shutdown_grace;
+  }
+  if (!in_flight_.empty() && steady < stop_deadline_) {
+    ArmTimer(stop_deadline_);
     return absl::OkStatus();
   }
+  // Abandoned requests stay pending in the store: they are sent again, with
+  // the same id, the next time an agent runs. Nothing is marked delivered
+  // without its 2xx.
+  std::vector<HttpResult> abandoned;
+  transport_->AbandonAll(&abandoned);
+  if (!abandoned.empty()) {
+    Log(absl::StrCat("stopping: abandoned ", abandoned.size(),
+                     " request(s) in flight; they stay pending"));
+  }
+  in_flight_.clear();
+  in_flight_seqs_.clear();
+  stopped_ = true;
+  return SyncIfDue(/*now_please=*/true);
+}
 
-  absl::flat_hash_set<std::string> probing;  // one probe per destination
-  auto eligible = [&](const PendingEvent& e) {
-    if (in_flight_seqs_.contains(e.seq)) return false;
-    absl::StatusOr<const Destination*> d =
-        Route(config_, e.type, e.destination);
-    if (!d.ok()) return true;  // taken, to be dead-lettered with the reason
-    const DestinationState& state = destinations_[(*d)->name];
-    if (state.paused) return false;
-    if (state.reachable) return true;
-    if (state.probe_in_flight || state.probe_at > now) return false;
-    return probing.insert((*d)->name).second;
-  };
-  absl::StatusOr<DueEvents> next =
-      store_->NextDue(max - in_flight_.size(), eligible);
+LaneGate AgentImpl::GateFor(const Lane& lane, absl::Time steady,
+                            absl::flat_hash_set<std::string>* probing) {
+  absl::StatusOr<const Destination*> d =
+      Route(config_, lane.type, lane.destination);
+  if (!d.ok()) return LaneGate::kOpen;  // taken, to be dead-lettered
+  const DestinationState& state = destinations_[(*d)->name];
+  if (state.paused) return LaneGate::kClosed;
+  if (state.reachable) return LaneGate::kOpen;
+  if (state.probe_in_flight || state.probe_at > steady) {
+    return LaneGate::kClosed;
+  }
+  // Unreachable and due for a probe: one event, for the first lane of this
+  // destination that has one due.
+  return probing->insert((*d)->name).second ? LaneGate::kOne
+                                            : LaneGate::kClosed;
+}
+
+absl::Status AgentImpl::StartDueEvents() {
+  const absl::Time steady = Steady();
+  const size_t max = static_cast<size_t>(config_.agent.max_in_flight);
+  if (in_flight_.size() >= max || steady < store_full_until_) {
+    return absl::OkStatus();
+  }
+  absl::flat_hash_set<std::string> probing;
+  absl::StatusOr<DueEvents> next = store_->NextDue(
+      max - in_flight_.size(),
+      [&](const Lane& lane) { return GateFor(lane, steady, &probing); },
+      [&](uint64_t seq) { return in_flight_seqs_.contains(seq); });
   if (!next.ok()) return PauseIfDiskFull(next.status());
   DueEvents& due = *next;
-  next_due_ = due.next_due;
-
+  next_due_ = due.wait == absl::InfiniteDuration() ? absl::InfiniteFuture()
+                                                   : steady + due.wait;
   for (const UnreadableEntry& bad : due.unreadable) {
     // Damaged entries are moved aside (raw bytes kept) so they block nothing
     // and an operator can see them among the dead letters.
@@ -238,65 +258,63 @@ absl::Status AgentImpl::StartDueEvents() {
                      bad.why.message(),
                      "); quarantined: ", s.ok() ? "ok" : s.ToString()));
   }
+  const absl::Time now = clock_->Now();
   for (PendingEvent& event : due.events) {
     absl::StatusOr<const Destination*> destination =
         Route(config_, event.type, event.destination);
     if (!destination.ok()) {
-      OUTBOX_RETURN_IF_ERROR(
-          DeadLetterUnsendable(event, destination.status().message()));
+      Settlement s;
+      s.kind = Settlement::Kind::kDeadLetterUnsent;
+      s.event = std::move(event);
+      s.reason = std::string(destination.status().message());
+      settled_.push_back(std::move(s));
       continue;
     }
-    const uint64_t tag = next_tag_++;
-    HttpRequest request = BuildRequest(event, **destination, now, tag);
-    internal::CrashPoint(internal::kAgentBeforeSend);
-    absl::Status started = transport_->Start(std::move(request));
-    if (absl::IsResourceExhausted(started)) break;  // full; next round
-    if (!started.ok()) {
-      // The transport refused this request itself (e.g. a Content-Type with
-      // a line break): sending it again cannot help.
-      OUTBOX_RETURN_IF_ERROR(DeadLetterUnsendable(
-          event, absl::StrCat("cannot be sent: ", started.message())));
-      continue;
-    }
-    ++stats_.requests;
-    DestinationState& state = destinations_[(*destination)->name];
-    const bool probe = !state.reachable;
-    if (probe) state.probe_in_flight = true;
-    in_flight_seqs_.insert(event.seq);
-    in_flight_.emplace(tag, InFlight{std::move(event), *destination, probe});
+    if (!Send(std::move(event), **destination, now)) break;  // full
   }
   // Idle: nothing in flight and nothing due for a reachable destination
-  // (NextDue puts next_due at `now` when it stopped at the limit).
-  idle_ = in_flight_.empty() && next_due_ > now;
-  return absl::OkStatus();
+  // (NextDue waits 0 when it stopped at the limit).
+  idle_ = in_flight_.empty() && next_due_ > steady;
+  return FlushSettlements();  // the unsendable ones
 }
 
-absl::Status AgentImpl::DeadLetterUnsendable(const PendingEvent& event,
-                                             absl::string_view reason) {
-  absl::Status s = store_->MoveToDeadLetters(event, reason);
-  // A full disk: it stays pending and is looked at again.
-  if (!s.ok()) return PauseIfDiskFull(s);
-  ++stats_.dead_lettered;
-  Log(absl::StrCat("event ", event.id, " dead-lettered: ", reason));
-  return absl::OkStatus();
+bool AgentImpl::Send(PendingEvent event, const Destination& destination,
+                     absl::Time now) {
+  const uint64_t tag = next_tag_++;
+  HttpRequest request = BuildRequest(event, destination, now, tag);
+  internal::CrashPoint(internal::kAgentBeforeSend);
+  absl::Status started = transport_->Start(std::move(request));
+  if (absl::IsResourceExhausted(started)) return false;  // next round
+  if (!started.ok()) {
+    // The transport refused this request itself (e.g. a Content-Type with a
+    // line break): sending it again cannot help.
+    Settlement s;
+    s.kind = Settlement::Kind::kDeadLetterUnsent;
+    s.event = std::move(event);
+    s.reason = absl::StrCat("cannot be sent: ", started.message());
+    settled_.push_back(std::move(s));
+    return true;
+  }
+  ++stats_.requests;
+  DestinationState& state = destinations_[destination.name];
+  const bool probe = !state.reachable;
+  if (probe) state.probe_in_flight = true;
+  in_flight_seqs_.insert(event.seq);
+  in_flight_.emplace(tag, InFlight{std::move(event), &destination, probe});
+  return true;
 }
 
-absl::Status AgentImpl::HandleResult(const HttpResult& result) {
+void AgentImpl::HandleResult(const HttpResult& result) {
   auto it = in_flight_.find(result.tag);
-  if (it == in_flight_.end()) return absl::OkStatus();  // abandoned earlier
+  if (it == in_flight_.end()) return;  // abandoned earlier
   InFlight flight = std::move(it->second);
   in_flight_.erase(it);
   in_flight_seqs_.erase(flight.event.seq);
-  if (flight.probe)
-    destinations_[flight.destination->name].probe_in_flight = false;
-  return ApplyDecision(flight, result);
-}
+  const Destination& destination = *flight.destination;
+  if (flight.probe) destinations_[destination.name].probe_in_flight = false;
 
-absl::Status AgentImpl::ApplyDecision(const InFlight& flight,
-                                      const HttpResult& result) {
   const absl::Time now = clock_->Now();
   const PendingEvent& event = flight.event;
-  const Destination& destination = *flight.destination;
   const Decision d = Decide(result, event, destination.retry, now, bitgen_);
   // The receiver may have acted on it (or answered 2xx) and the store does
   // not know yet: a crash here means a resend with the same id.
@@ -304,19 +322,11 @@ absl::Status AgentImpl::ApplyDecision(const InFlight& flight,
   if (d.kind == Decision::Kind::kOffline) {
     ++stats_.offline_results;
     MarkUnreachable(flight, d.error);
-    return absl::OkStatus();  // not an attempt: the event is untouched
+    return;  // not an attempt: the event is untouched
   }
   MarkReachable(destination);
-  absl::Status s;
   switch (d.kind) {
-    case Decision::Kind::kDelivered:
-      s = store_->MarkDelivered(event);
-      if (s.ok()) ++stats_.delivered;
-      break;
     case Decision::Kind::kRetry:
-      s = store_->RecordAttempt(
-          event, AttemptRecord{d.error, d.http_status, d.next_attempt});
-      if (s.ok()) ++stats_.retries_scheduled;
       Log(absl::StrCat("event ", event.id, " to ", destination.name,
                        ": attempt ", event.attempts + 1, " failed (", d.error,
                        "); retry in ",
@@ -324,46 +334,82 @@ absl::Status AgentImpl::ApplyDecision(const InFlight& flight,
                            d.next_attempt - now, absl::Milliseconds(1)))));
       break;
     case Decision::Kind::kDeadLetter:
-      // Record the final attempt first, so the dead letter keeps its HTTP
-      // status and attempt count. (A crash between the two writes only means
-      // the event is sent once more and dead-lettered again.)
-      s = store_->RecordAttempt(event,
-                                AttemptRecord{d.error, d.http_status, now});
-      if (s.ok()) s = store_->MoveToDeadLetters(event, d.error);
-      if (s.ok()) ++stats_.dead_lettered;
       Log(absl::StrCat("event ", event.id, " to ", destination.name,
                        " dead-lettered: ", d.error));
       break;
     case Decision::Kind::kPauseDestination:
-      s = store_->RecordAttempt(event,
-                                AttemptRecord{d.error, d.http_status, now});
       destinations_[destination.name].paused = true;
       Log(absl::StrCat("destination ", destination.name, " paused: ", d.error));
       break;
-    case Decision::Kind::kOffline:
+    default:
       break;
   }
-  if (absl::IsNotFound(s)) {
-    // Only this agent writes the queue while it runs, so this means the
-    // event was removed behind its back; there is nothing left to update.
-    Log(absl::StrCat("event ", event.id, ": ", s.message()));
+  settled_.push_back(SettlementFor(d, event, now));
+}
+
+absl::Status AgentImpl::FlushSettlements() {
+  if (settled_.empty()) return absl::OkStatus();
+  std::vector<Settlement> batch;
+  batch.swap(settled_);
+  absl::StatusOr<SettleResult> result = store_->Settle(batch);
+  // A full disk: the events stay as they were (a delivered one will be sent
+  // again, with the same id).
+  if (!result.ok()) return PauseIfDiskFull(result.status());
+  absl::flat_hash_set<std::string> gone(result->not_pending.begin(),
+                                        result->not_pending.end());
+  for (const Settlement& s : batch) {
+    if (gone.contains(s.event.id)) {
+      // Only this agent writes the queue while it runs, so the event was
+      // removed behind its back; there is nothing left to update.
+      Log(absl::StrCat("event ", s.event.id, ": no longer pending"));
+      continue;
+    }
+    switch (s.kind) {
+      case Settlement::Kind::kDelivered:
+        ++stats_.delivered;
+        break;
+      case Settlement::Kind::kAttempt:
+        ++stats_.retries_scheduled;
+        break;
+      case Settlement::Kind::kDeadLetter:
+      case Settlement::Kind::kDeadLetterUnsent:
+        ++stats_.dead_lettered;
+        if (s.kind == Settlement::Kind::kDeadLetterUnsent) {
+          Log(absl::StrCat("event ", s.event.id, " dead-lettered: ", s.reason));
+        }
+        break;
+    }
+  }
+  if (!unsynced_) {
+    unsynced_ = true;
+    unsynced_since_ = Steady();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AgentImpl::SyncIfDue(bool now_please) {
+  if (!unsynced_) return absl::OkStatus();
+  if (!now_please &&
+      Steady() < unsynced_since_ + config_.agent.ack_sync_interval) {
     return absl::OkStatus();
   }
-  // A full disk: the event stays as it was (a delivered one will be sent
-  // again, with the same id).
-  return PauseIfDiskFull(s);
+  absl::Status s = store_->Sync();
+  if (!s.ok()) return PauseIfDiskFull(s);
+  unsynced_ = false;
+  unsynced_since_ = absl::InfiniteFuture();
+  return absl::OkStatus();
 }
 
 absl::Status AgentImpl::PauseIfDiskFull(const absl::Status& s) {
   if (!absl::IsResourceExhausted(s)) return s;
   // Pause sending until there may be room, rather than fail the loop: the
   // work that failed was not done, and is done again after the pause.
-  if (clock_->Now() >= store_full_until_) {
+  if (Steady() >= store_full_until_) {
     Log(absl::StrCat("store cannot write (", s.message(),
                      "); pausing deliveries for ",
                      absl::FormatDuration(kFullDiskPause)));
   }
-  store_full_until_ = clock_->Now() + kFullDiskPause;
+  store_full_until_ = Steady() + kFullDiskPause;
   return absl::OkStatus();
 }
 
@@ -377,7 +423,6 @@ void AgentImpl::MarkReachable(const Destination& d) {
 
 void AgentImpl::MarkUnreachable(const InFlight& flight, absl::string_view why) {
   DestinationState& state = destinations_[flight.destination->name];
-  const absl::Time now = clock_->Now();
   if (state.reachable) {
     state.reachable = false;
     state.probe_backoff = config_.agent.probe_interval_min;
@@ -391,18 +436,19 @@ void AgentImpl::MarkUnreachable(const InFlight& flight, absl::string_view why) {
   } else {
     return;  // a request started before the first failure came back
   }
-  state.probe_at = now + state.probe_backoff;
+  state.probe_at = Steady() + state.probe_backoff;
 }
 
-absl::Status AgentImpl::Housekeeping(absl::Time now) {
-  if (now < next_housekeeping_) return absl::OkStatus();
-  next_housekeeping_ = now + config_.agent.idempotency_purge_interval;
+absl::Status AgentImpl::Housekeeping(absl::Time steady) {
+  if (steady < next_housekeeping_) return absl::OkStatus();
+  next_housekeeping_ = steady + config_.agent.idempotency_purge_interval;
   absl::StatusOr<size_t> keys = store_->PurgeExpiredIdempotencyKeys();
   // Purging can wait for room.
   if (!keys.ok()) return PauseIfDiskFull(keys.status());
   if (config_.agent.dead_letter_retention > absl::ZeroDuration()) {
-    absl::StatusOr<size_t> dead =
-        store_->PurgeDeadLetters(now - config_.agent.dead_letter_retention);
+    // Dead letters carry wall-clock times, so retention is wall-clock too.
+    absl::StatusOr<size_t> dead = store_->PurgeDeadLetters(
+        clock_->Now() - config_.agent.dead_letter_retention);
     if (!dead.ok()) return PauseIfDiskFull(dead.status());
     if (*dead > 0) {
       Log(absl::StrCat(
@@ -418,11 +464,8 @@ void AgentImpl::ArmTimer(absl::Time when) {
   if (when == absl::InfiniteFuture()) {
     armed = timer_->Disarm();
   } else {
-    // The timer runs on CLOCK_MONOTONIC; convert the wall-clock deadline to
-    // a delay from now (at least 1 ms, so a deadline just past does not spin
-    // the loop).
-    absl::Duration delay =
-        std::max(when - clock_->Now(), absl::Milliseconds(1));
+    // At least 1 ms, so a deadline just past does not spin the loop.
+    absl::Duration delay = std::max(when - Steady(), absl::Milliseconds(1));
     delay = std::min(delay, absl::Hours(24));  // re-evaluate at least daily
     armed = timer_->Arm(delay);
   }

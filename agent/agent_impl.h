@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -59,24 +60,38 @@ class AgentImpl final : public Agent {
     bool paused = false;  // HTTP 410 until ResumeDestination
     bool reachable = true;
     bool probe_in_flight = false;
-    absl::Time probe_at = absl::InfinitePast();
+    absl::Time probe_at = absl::InfinitePast();  // Steady()
     absl::Duration probe_backoff = absl::ZeroDuration();
   };
 
   AgentImpl(Store* store, AgentOptions options, AgentConfig config);
   absl::Status Init();
 
+  // The agent's own schedule (probes, retries' wake-ups, pauses) runs on the
+  // monotonic clock, so setting the wall clock neither stalls nor rushes it.
+  // Wall-clock time is used only for what leaves the device or is stored:
+  // webhook timestamps, Retry-After dates, next-attempt times.
+  absl::Time Steady() const { return absl::UnixEpoch() + clock_->Monotonic(); }
+
   // One round of ready work; never blocks.
   absl::Status Step();
   void DrainWakeups();
-  absl::Status HandleResult(const HttpResult& result);
-  absl::Status ApplyDecision(const InFlight& flight, const HttpResult& result);
+  // True once Stop() was asked for and the round has wound down.
+  absl::Status StopIfAsked(bool* stopping);
+  void HandleResult(const HttpResult& result);
   absl::Status StartDueEvents();
-  // Dead-letters an event that cannot be sent at all (no route, a request
-  // the transport refuses); a full disk pauses instead of failing.
-  absl::Status DeadLetterUnsendable(const PendingEvent& event,
-                                    absl::string_view reason);
-  absl::Status Housekeeping(absl::Time now);
+  // How much NextDue may take from `lane` this round; `probing` holds the
+  // destinations already given their one probe.
+  LaneGate GateFor(const Lane& lane, absl::Time steady,
+                   absl::flat_hash_set<std::string>* probing);
+  // Starts `event` toward `destination`; false when the transport is full.
+  bool Send(PendingEvent event, const Destination& destination, absl::Time now);
+  // Writes every settlement of this round in one (unsynced) store write.
+  absl::Status FlushSettlements();
+  // Syncs the store once settlements have waited ack_sync_interval, or at
+  // once when `now_please` (the agent is idle or stopping).
+  absl::Status SyncIfDue(bool now_please);
+  absl::Status Housekeeping(absl::Time steady);
   void MarkReachable(const Destination& d);
   void MarkUnreachable(const InFlight& flight, absl::string_view why);
   // If `s` says the store's disk is full, starts nothing for kFullDiskPause
@@ -84,6 +99,7 @@ class AgentImpl final : public Agent {
   absl::Status PauseIfDiskFull(const absl::Status& s);
   // Sleeps until something is ready, at most `limit`.
   absl::Status Wait(absl::Duration limit = absl::InfiniteDuration());
+  // Arms the timer for `when` on the Steady() clock.
   void ArmTimer(absl::Time when);
   void Log(absl::string_view line);
 
@@ -103,10 +119,17 @@ class AgentImpl final : public Agent {
   absl::flat_hash_map<std::string, DestinationState> destinations_;
   uint64_t next_tag_ = 1;
 
+  // Settlements of this round, written together by FlushSettlements.
+  std::vector<Settlement> settled_;
+  // Settlements written but not yet synced, since when (Steady()).
+  bool unsynced_ = false;
+  absl::Time unsynced_since_ = absl::InfiniteFuture();
+
   std::atomic<bool> stop_requested_{false};
-  absl::Time stop_deadline_ = absl::InfiniteFuture();
+  absl::Time stop_deadline_ = absl::InfiniteFuture();  // Steady()
   bool stopped_ = false;
 
+  // Steady() times.
   absl::Time next_due_ = absl::InfinitePast();  // from the last NextDue
   absl::Time next_housekeeping_ = absl::InfinitePast();
   static constexpr absl::Duration kFullDiskPause = absl::Seconds(5);

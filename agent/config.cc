@@ -147,8 +147,19 @@ absl::Status ParseAgent(const Checker& c, const Node& node,
   OUTBOX_RETURN_IF_ERROR(c.Duration(node, "idempotency_purge_interval",
                                     Bound::kPositive,
                                     &out->idempotency_purge_interval));
-  return c.Duration(node, "dead_letter_retention", Bound::kNonNegative,
-                    &out->dead_letter_retention);
+  OUTBOX_RETURN_IF_ERROR(c.Duration(node, "dead_letter_retention",
+                                    Bound::kNonNegative,
+                                    &out->dead_letter_retention));
+  OUTBOX_RETURN_IF_ERROR(c.Duration(node, "ack_sync_interval", Bound::kPositive,
+                                    &out->ack_sync_interval));
+  if (in.memory_profile() == "small") {
+    out->memory_profile = Options::MemoryProfile::kSmall;
+  } else if (!in.memory_profile().empty() && in.memory_profile() != "default") {
+    return c.Error(node, "memory_profile", -1,
+                   absl::StrCat("must be \"default\" or \"small\", got \"",
+                                in.memory_profile(), "\""));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "agent/retry_policy.h"
 #include "agent/webhook_signature.h"
 #include "outbox/http_transport.h"
+#include "outbox/options.h"
 
 namespace outbox {
 
@@ -70,6 +71,8 @@ struct AgentSettings {
   absl::Duration idempotency_purge_interval = absl::Hours(1);
   // absl::ZeroDuration() means dead letters are kept forever.
   absl::Duration dead_letter_retention = absl::Hours(720);
+  absl::Duration ack_sync_interval = absl::Seconds(1);
+  Options::MemoryProfile memory_profile = Options::MemoryProfile::kDefault;
 };
 
 // A validated configuration. Plain data: safe for concurrent reads, needs

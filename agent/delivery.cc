@@ -53,6 +53,11 @@ Decision Decide(const HttpResult& result, const PendingEvent& event,
     d.error = std::string(result.transport.message());
     return d;
   }
+  // Entries written before last_attempt existed count from their first.
+  const absl::Time previous = event.last_attempt != absl::InfinitePast()
+                                  ? event.last_attempt
+                                  : event.first_attempt;
+  d.retry_age = NextRetryAge(event.retry_age, previous, now, policy);
   std::optional<absl::Duration> retry_after;
   if (result.transport.ok()) {
     switch (Classify(result.http_status)) {
@@ -85,18 +90,43 @@ Decision Decide(const HttpResult& result, const PendingEvent& event,
     d.error = std::string(result.transport.message());
   }
   const int attempts = static_cast<int>(event.attempts) + 1;
-  const absl::Time first =
-      event.first_attempt == absl::InfinitePast() ? now : event.first_attempt;
-  if (GiveUp(attempts, first, now, policy)) {
+  if (GiveUp(attempts, d.retry_age, policy)) {
     d.kind = Decision::Kind::kDeadLetter;
     d.error =
-        absl::StrCat("gave up after ", attempts, " attempts over ",
-                     absl::FormatDuration(now - first), "; last: ", d.error);
+        absl::StrCat("gave up after ", attempts, " attempts, retrying for ",
+                     absl::FormatDuration(d.retry_age), "; last: ", d.error);
     return d;
   }
   d.kind = Decision::Kind::kRetry;
   d.next_attempt = now + RetryDelay(policy, attempts - 1, retry_after, gen);
   return d;
+}
+
+Settlement SettlementFor(const Decision& d, const PendingEvent& event,
+                         absl::Time now) {
+  Settlement s;
+  s.event = event;
+  s.attempt =
+      AttemptRecord{d.error, d.http_status, d.next_attempt, d.retry_age};
+  switch (d.kind) {
+    case Decision::Kind::kDelivered:
+      s.kind = Settlement::Kind::kDelivered;
+      break;
+    case Decision::Kind::kRetry:
+      s.kind = Settlement::Kind::kAttempt;
+      break;
+    case Decision::Kind::kPauseDestination:
+      s.kind = Settlement::Kind::kAttempt;
+      s.attempt.next_attempt = now;  // held by the pause, not by its due time
+      break;
+    case Decision::Kind::kDeadLetter:
+    case Decision::Kind::kOffline:
+      s.kind = Settlement::Kind::kDeadLetter;
+      s.attempt.next_attempt = now;
+      s.reason = d.error;
+      break;
+  }
+  return s;
 }
 
 }  // namespace outbox

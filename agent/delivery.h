@@ -16,6 +16,7 @@
 #include "agent/config.h"
 #include "outbox/event.h"
 #include "outbox/http_transport.h"
+#include "outbox/store.h"
 
 namespace outbox {
 
@@ -45,14 +46,26 @@ struct Decision {
   std::string error;  // for the store and logs; no payload, no secrets
   int http_status = 0;
   absl::Time next_attempt = absl::InfinitePast();
+  // The event's retry age after this attempt (NextRetryAge); for failed
+  // attempts (kRetry, kDeadLetter, kPauseDestination).
+  absl::Duration retry_age = absl::ZeroDuration();
 };
 
 // Decides from `result` what happens to `event` (whose `attempts` counts the
 // failed attempts before this one). Outcomes follow Classify() in
 // retry_policy.h; transport errors after the request left are retried;
-// GiveUp() turns a retry into a dead letter.
+// GiveUp() on the event's retry age (NextRetryAge) turns a retry into a dead
+// letter. `now` is the wall-clock time of the answer.
 Decision Decide(const HttpResult& result, const PendingEvent& event,
                 const RetryPolicy& policy, absl::Time now, absl::BitGenRef gen);
+
+// What the store records for `decision` about `event`, decided at wall time
+// `now`: kDelivered, kAttempt (a retry, or the attempt a 410 answered, due
+// again at once when the destination is resumed), or kDeadLetter with its
+// final attempt. REQUIRES: decision.kind != kOffline (not an attempt:
+// nothing is recorded).
+Settlement SettlementFor(const Decision& decision, const PendingEvent& event,
+                         absl::Time now);
 
 }  // namespace outbox
 

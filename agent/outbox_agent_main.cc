@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "agent/config.h"
 #include "outbox/agent.h"
 #include "outbox/store.h"
 
@@ -85,6 +86,12 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // Read first for the store's memory profile; Agent::Create reads it again
+  // (and says the same thing if it is wrong).
+  absl::StatusOr<outbox::AgentConfig> settings =
+      outbox::LoadAgentConfig(config);
+  if (!settings.ok()) return Fail("configuration", settings.status());
+
   // The application created the store and its tables; open it with all of
   // them (a store must be opened with every table it has).
   absl::StatusOr<std::vector<std::string>> tables =
@@ -93,6 +100,7 @@ int main(int argc, char** argv) {
   outbox::Options options;
   options.tables = *tables;
   options.create_if_missing = false;
+  options.memory_profile = settings->agent.memory_profile;
   auto store = outbox::Store::Open(options, db);
   if (!store.ok()) return Fail("opening the store", store.status());
 

@@ -136,12 +136,19 @@ absl::string_view DeliveryOutcomeName(DeliveryOutcome outcome) {
   return "unknown";
 }
 
-bool GiveUp(int attempts, absl::Time first_attempt, absl::Time now,
-            const RetryPolicy& policy) {
-  if (attempts >= policy.max_attempts) return true;
-  // Infinite times (a corrupt record, a clock in InfiniteFuture) subtract to
-  // infinite durations, which compare sanely; nothing here can overflow.
-  return now - first_attempt >= policy.max_age;
+bool GiveUp(int attempts, absl::Duration retry_age, const RetryPolicy& policy) {
+  return attempts >= policy.max_attempts || retry_age >= policy.max_age;
+}
+
+absl::Duration NextRetryAge(absl::Duration age, absl::Time previous,
+                            absl::Time now, const RetryPolicy& policy) {
+  if (previous == absl::InfinitePast()) return age;
+  const absl::Duration longest =
+      std::max(policy.max_delay, policy.max_retry_after);
+  // Infinite times subtract to infinite durations, which clamp sanely.
+  const absl::Duration gap =
+      std::clamp(now - previous, absl::ZeroDuration(), longest);
+  return age + gap;
 }
 
 }  // namespace outbox

@@ -118,11 +118,19 @@ absl::string_view DeliveryOutcomeName(DeliveryOutcome outcome);
 
 // True once an event should stop being retried and become a dead letter:
 // `attempts` (made so far, the first included) reached policy.max_attempts,
-// or `now` is at least policy.max_age after `first_attempt`. A clock that
-// went backwards (now < first_attempt) never triggers the age limit; the
-// attempt limit still does.
-bool GiveUp(int attempts, absl::Time first_attempt, absl::Time now,
-            const RetryPolicy& policy);
+// or its `retry_age` (see NextRetryAge) reached policy.max_age.
+bool GiveUp(int attempts, absl::Duration retry_age, const RetryPolicy& policy);
+
+// An event's retry age after an attempt at `now`: `age` so far plus the gap
+// since its previous attempt at `previous` (InfinitePast: this is the
+// first, which adds nothing). The gap counts at most the longest wait the
+// policy itself can schedule, max(max_delay, max_retry_after), and never
+// less than zero. So max_age measures time spent retrying an answering
+// receiver: hours offline (which are not attempts), a device switched off,
+// or a wall clock set forward by years (boards without an RTC) add at most
+// one such wait, and a clock set back adds nothing.
+absl::Duration NextRetryAge(absl::Duration age, absl::Time previous,
+                            absl::Time now, const RetryPolicy& policy);
 
 }  // namespace outbox
 

@@ -246,37 +246,54 @@ TEST(ClassifyTest, EveryOutcomeHasAName) {
 TEST(GiveUpTest, StopsAtMaxAttempts) {
   RetryPolicy p;
   p.max_attempts = 3;
-  EXPECT_FALSE(GiveUp(2, kNow, kNow, p));
-  EXPECT_TRUE(GiveUp(3, kNow, kNow, p));
-  EXPECT_TRUE(GiveUp(INT_MAX, kNow, kNow, p));
+  EXPECT_FALSE(GiveUp(2, absl::ZeroDuration(), p));
+  EXPECT_TRUE(GiveUp(3, absl::ZeroDuration(), p));
+  EXPECT_TRUE(GiveUp(INT_MAX, absl::ZeroDuration(), p));
 }
 
 TEST(GiveUpTest, StopsAtMaxAge) {
   RetryPolicy p;
   p.max_age = absl::Hours(72);
-  EXPECT_FALSE(GiveUp(1, kNow, kNow + absl::Hours(72) - absl::Seconds(1), p));
-  EXPECT_TRUE(GiveUp(1, kNow, kNow + absl::Hours(72), p));
+  EXPECT_FALSE(GiveUp(1, absl::Hours(72) - absl::Seconds(1), p));
+  EXPECT_TRUE(GiveUp(1, absl::Hours(72), p));
 }
 
-TEST(GiveUpTest, ClockGoingBackwardsKeepsTrying) {
-  EXPECT_FALSE(GiveUp(1, kNow, kNow - absl::Hours(1000), RetryPolicy()));
+TEST(NextRetryAgeTest, FirstAttemptAddsNothing) {
+  EXPECT_EQ(NextRetryAge(absl::ZeroDuration(), absl::InfinitePast(), kNow,
+                         RetryPolicy()),
+            absl::ZeroDuration());
 }
 
-TEST(GiveUpTest, ExtremeInputsNeverCrash) {
-  const absl::Time times[] = {absl::InfinitePast(), absl::UnixEpoch(), kNow,
-                              absl::InfiniteFuture()};
-  for (absl::Time first : times) {
+TEST(NextRetryAgeTest, AddsTheGapSinceThePreviousAttempt) {
+  EXPECT_EQ(NextRetryAge(absl::Minutes(5), kNow - absl::Seconds(30), kNow,
+                         RetryPolicy()),
+            absl::Minutes(5) + absl::Seconds(30));
+}
+
+TEST(NextRetryAgeTest, ClockSetForwardAddsAtMostTheLongestWait) {
+  RetryPolicy p;  // max_delay 10 min, max_retry_after 1 h
+  EXPECT_EQ(
+      NextRetryAge(absl::Minutes(5), kNow - absl::Hours(24 * 365 * 6), kNow, p),
+      absl::Minutes(5) + absl::Hours(1));
+}
+
+TEST(NextRetryAgeTest, ClockSetBackAddsNothing) {
+  EXPECT_EQ(NextRetryAge(absl::Minutes(5), kNow + absl::Hours(24 * 365 * 6),
+                         kNow, RetryPolicy()),
+            absl::Minutes(5));
+}
+
+TEST(NextRetryAgeTest, ExtremeInputsNeverCrash) {
+  const absl::Time times[] = {absl::InfinitePast(), absl::InfiniteFuture(),
+                              absl::UnixEpoch(), kNow};
+  for (absl::Time previous : times) {
     for (absl::Time now : times) {
-      for (int attempts : {INT_MIN, -1, 0, 1, INT_MAX}) {
-        const bool give_up = GiveUp(attempts, first, now, RetryPolicy());
-        if (attempts >= RetryPolicy().max_attempts) {
-          EXPECT_TRUE(give_up);
-        }
-      }
+      const absl::Duration age =
+          NextRetryAge(absl::ZeroDuration(), previous, now, RetryPolicy());
+      EXPECT_GE(age, absl::ZeroDuration());
+      EXPECT_LE(age, absl::Hours(1));
     }
   }
-  EXPECT_TRUE(GiveUp(1, absl::InfinitePast(), kNow, RetryPolicy()));
-  EXPECT_FALSE(GiveUp(1, kNow, absl::InfinitePast(), RetryPolicy()));
 }
 
 }  // namespace

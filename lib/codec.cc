@@ -38,6 +38,10 @@ PendingEvent ToPendingEvent(const storage::OutboxEntry& entry) {
   e.first_attempt = entry.first_attempt_unix_ms() == 0
                         ? absl::InfinitePast()
                         : FromStoredMillis(entry.first_attempt_unix_ms());
+  e.last_attempt = entry.last_attempt_unix_ms() == 0
+                       ? absl::InfinitePast()
+                       : FromStoredMillis(entry.last_attempt_unix_ms());
+  e.retry_age = absl::Milliseconds(entry.retry_age_ms());
   e.last_error = entry.last_error();
   e.last_http_status = entry.last_http_status();
   return e;
@@ -59,6 +63,10 @@ storage::OutboxEntry ToEntry(const PendingEvent& e) {
   entry.set_first_attempt_unix_ms(e.first_attempt == absl::InfinitePast()
                                       ? 0
                                       : ToStoredMillis(e.first_attempt));
+  entry.set_last_attempt_unix_ms(e.last_attempt == absl::InfinitePast()
+                                     ? 0
+                                     : ToStoredMillis(e.last_attempt));
+  entry.set_retry_age_ms(absl::ToInt64Milliseconds(e.retry_age));
   entry.set_last_error(e.last_error);
   entry.set_last_http_status(e.last_http_status);
   entry.set_state(storage::ENTRY_STATE_PENDING);

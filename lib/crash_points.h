@@ -22,6 +22,8 @@ inline constexpr char kCommitBeforeWrite[] = "commit.before_write";
 inline constexpr char kCommitBetweenSplitBatches[] =
     "commit.between_split_batches";  // only with a broken test variant
 inline constexpr char kCommitAfterWrite[] = "commit.after_write";
+// The leader of a group commit, before the group's one write.
+inline constexpr char kGroupBeforeWrite[] = "group.before_write";
 inline constexpr char kAgentBeforeSend[] = "agent.before_send";
 inline constexpr char kAgentAfterAnswer[] = "agent.after_answer";
 inline constexpr char kAttemptBeforeWrite[] = "attempt.before_write";

@@ -3,74 +3,158 @@
 #include "lib/queue_index.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <queue>
+
+#include "absl/strings/str_cat.h"
 
 namespace outbox {
 
 void QueueIndex::KeyQueue::PopFront() {
   ++front;
   // Drop the consumed prefix once it is half the vector: O(1) amortized.
-  if (front * 2 >= items.size()) {
-    items.erase(items.begin(), items.begin() + front);
+  if (front * 2 >= seqs.size()) {
+    seqs.erase(seqs.begin(), seqs.begin() + front);
     front = 0;
   }
 }
 
+uint32_t QueueIndex::LaneOf(absl::string_view destination,
+                            absl::string_view type) {
+  // Length-prefixed: names are caller bytes and may hold any separator.
+  const std::string key =
+      absl::StrCat(destination.size(), ":", destination, type);
+  auto [it, inserted] = lane_ids_.try_emplace(key, lanes_.size());
+  if (inserted) {
+    lanes_.push_back(
+        Lane{LaneInfo{std::string(destination), std::string(type)}, {}});
+  }
+  return it->second;
+}
+
 void QueueIndex::Add(uint64_t seq, absl::string_view ordering_key,
-                     int64_t due_ms) {
+                     uint32_t lane, int64_t due) {
+  const Slot slot{due, lane};
+  seqs_.emplace(seq, slot);
   if (ordering_key.empty()) {
-    ready_.insert({due_ms, seq});
+    MakeReady(seq, slot);
     return;
   }
   KeyQueue& queue = by_key_[ordering_key];
-  if (queue.empty()) ready_.insert({due_ms, seq});
-  queue.items.push_back(Item{seq, due_ms});
+  if (queue.empty()) MakeReady(seq, slot);
+  queue.seqs.push_back(seq);
   ++keyed_events_;
 }
 
-void QueueIndex::Remove(uint64_t seq, absl::string_view ordering_key,
-                        int64_t due_ms) {
+void QueueIndex::Remove(uint64_t seq, absl::string_view ordering_key) {
+  auto slot_it = seqs_.find(seq);
+  if (slot_it == seqs_.end() || slot_it->second.lane == kNoLane) return;
+  const Slot slot = slot_it->second;
+  seqs_.erase(slot_it);
   if (ordering_key.empty()) {
-    ready_.erase({due_ms, seq});
+    UnmakeReady(seq, slot);
     return;
   }
   auto key_it = by_key_.find(ordering_key);
   if (key_it == by_key_.end()) return;
   KeyQueue& queue = key_it->second;
-  if (!queue.empty() && queue.head().seq == seq) {
-    ready_.erase({queue.head().due_ms, seq});
+  if (!queue.empty() && queue.head() == seq) {
+    UnmakeReady(seq, slot);
     queue.PopFront();
     --keyed_events_;
-    if (!queue.empty()) ready_.insert({queue.head().due_ms, queue.head().seq});
+    if (!queue.empty()) {
+      const uint64_t next = queue.head();
+      MakeReady(next, seqs_.at(next));
+    }
   } else {
     // Not the head (an operator dead-lettering from the middle): rare, so a
     // linear search of this key's events is fine.
-    auto it = std::find_if(queue.items.begin() + queue.front, queue.items.end(),
-                           [seq](const Item& i) { return i.seq == seq; });
-    if (it == queue.items.end()) return;
-    queue.items.erase(it);
+    auto it =
+        std::find(queue.seqs.begin() + queue.front, queue.seqs.end(), seq);
+    if (it == queue.seqs.end()) return;
+    queue.seqs.erase(it);
     --keyed_events_;
   }
   if (queue.empty()) by_key_.erase(key_it);
 }
 
-void QueueIndex::Reschedule(uint64_t seq, absl::string_view ordering_key,
-                            int64_t old_due_ms, int64_t new_due_ms) {
-  if (ordering_key.empty()) {
-    if (ready_.erase({old_due_ms, seq}) > 0) ready_.insert({new_due_ms, seq});
-    return;
-  }
+bool QueueIndex::IsReady(uint64_t seq, absl::string_view ordering_key) const {
+  if (ordering_key.empty()) return true;
   auto key_it = by_key_.find(ordering_key);
-  if (key_it == by_key_.end()) return;
-  KeyQueue& queue = key_it->second;
-  for (size_t i = queue.front; i < queue.items.size(); ++i) {
-    Item& item = queue.items[i];
-    if (item.seq != seq) continue;
-    if (i == queue.front && ready_.erase({item.due_ms, seq}) > 0) {
-      ready_.insert({new_due_ms, seq});
+  return key_it != by_key_.end() && !key_it->second.empty() &&
+         key_it->second.head() == seq;
+}
+
+void QueueIndex::Reschedule(uint64_t seq, absl::string_view ordering_key,
+                            int64_t due) {
+  auto slot_it = seqs_.find(seq);
+  if (slot_it == seqs_.end() || slot_it->second.lane == kNoLane) return;
+  Slot& slot = slot_it->second;
+  const bool ready = IsReady(seq, ordering_key);
+  if (ready) UnmakeReady(seq, slot);
+  slot.due = due;
+  if (ready) MakeReady(seq, slot);
+}
+
+int64_t QueueIndex::DueOf(uint64_t seq) const {
+  auto it = seqs_.find(seq);
+  return it == seqs_.end() ? std::numeric_limits<int64_t>::max()
+                           : it->second.due;
+}
+
+void QueueIndex::AddUndecodable(uint64_t seq, absl::Status why) {
+  seqs_.emplace(seq, Slot{std::numeric_limits<int64_t>::max(), kNoLane});
+  undecodable_[seq] = std::move(why);
+}
+
+void QueueIndex::RemoveUndecodable(uint64_t seq) {
+  if (undecodable_.erase(seq) > 0) seqs_.erase(seq);
+}
+
+size_t QueueIndex::ready_count() const {
+  size_t n = 0;
+  for (const Lane& l : lanes_) n += l.ready.size();
+  return n;
+}
+
+QueueIndex::Picked QueueIndex::PickDue(
+    int64_t now, size_t limit, absl::FunctionRef<LaneGate(uint32_t)> gate,
+    absl::FunctionRef<bool(uint64_t)> skip) const {
+  struct Cursor {
+    Ready::const_iterator it, end;
+    size_t budget;  // events this lane may still give
+  };
+  auto later = [](const Cursor& a, const Cursor& b) { return *b.it < *a.it; };
+  std::priority_queue<Cursor, std::vector<Cursor>, decltype(later)> heap(later);
+  Picked picked;
+  for (uint32_t id = 0; id < lanes_.size(); ++id) {
+    const Ready& ready = lanes_[id].ready;
+    if (ready.empty()) continue;
+    if (ready.begin()->first > now) {
+      picked.next_due = std::min(picked.next_due, ready.begin()->first);
+      continue;
     }
-    item.due_ms = new_due_ms;
-    return;
+    const LaneGate g = gate(id);
+    if (g == LaneGate::kClosed) continue;
+    heap.push(Cursor{ready.begin(), ready.end(),
+                     g == LaneGate::kOne ? size_t{1} : SIZE_MAX});
   }
+  while (!heap.empty() && picked.seqs.size() < limit) {
+    Cursor c = heap.top();
+    heap.pop();
+    const auto [due, seq] = *c.it;
+    if (due > now) {
+      picked.next_due = std::min(picked.next_due, due);
+      continue;  // the rest of this lane is later still
+    }
+    if (!skip(seq)) {
+      picked.seqs.push_back(seq);
+      --c.budget;
+    }
+    if (c.budget > 0 && ++c.it != c.end) heap.push(c);
+  }
+  if (picked.seqs.size() >= limit && !heap.empty()) picked.next_due = now;
+  return picked;
 }
 
 }  // namespace outbox

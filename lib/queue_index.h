@@ -2,22 +2,24 @@
 //
 // QueueIndex: the in-memory schedule of the pending queue.
 //
-// Finding the next due events by scanning the pending column family costs
-// O(backlog) per call whenever events wait behind an earlier event of their
-// ordering key or for their retry time: a backlog of 200k events in four
-// ordering keys made every NextDue(64) walk all 200k entries. The index keeps
-// just enough in memory to answer in O(limit * log n):
-//   - per ordering key, the pending events of that key in commit order
-//     (seq and due time, 16 bytes each);
-//   - the "ready" set: every event that is first of its ordering key, and
-//     every event without one, ordered by (due time, seq).
-// It is rebuilt from the pending column family when the store opens and is
-// updated after every successful write, under the store's write mutex. The
-// column family stays the truth; the index is derived and never persisted.
+// The pending column family is the truth; the index is derived from it at
+// open, updated after every durable write, and never persisted. It answers
+// "what can be sent now" with work that does not grow with the events that
+// cannot be sent:
+//   - a lane is the set of events sharing a destination name and an event
+//     type, which the agent routes, pauses and probes as a whole. Each lane
+//     keeps its ready events, ordered by (due time, seq); a lane the caller
+//     closes (its destination unreachable or paused) costs one call, however
+//     many events wait in it;
+//   - an event is ready when it has no ordering key, or is the first pending
+//     event of its key (FIFO per key); the others wait in their key's queue;
+//   - every pending seq, in order, so that the queue's head and the first N
+//     pending events are found without walking the tombstones deliveries
+//     leave between live entries.
+// Due times are int64 on whatever clock the caller uses (the store uses a
+// monotonic clock, see store_open.cc), so wall-clock jumps do not move them.
 //
-// Memory (tests/bench/queue_index_memory_bench, 1M events): 18.7 bytes per
-// unkeyed event, 16.9 per event with 16 keys, 187 per event when every event
-// has a key of its own (a hash map slot, the key and a vector per key).
+// Memory (tests/bench/queue_index_memory_bench): see README "Measured".
 //
 // REQUIRES: External synchronization.
 
@@ -25,67 +27,119 @@
 #define OUTBOX_LIB_QUEUE_INDEX_H_
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/btree_map.h"
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "outbox/store.h"
 
 namespace outbox {
 
 class QueueIndex {
  public:
-  // Adds a pending event. REQUIRES: `seq` is greater than every seq added
-  // before with the same non-empty `ordering_key` (commit order).
-  void Add(uint64_t seq, absl::string_view ordering_key, int64_t due_ms);
+  struct LaneInfo {
+    std::string destination;
+    std::string type;
+  };
+  // The lane of (destination, type), created on first use. Ids are dense
+  // (0, 1, ...) and stable for the life of the index.
+  uint32_t LaneOf(absl::string_view destination, absl::string_view type);
+  const LaneInfo& lane(uint32_t id) const { return lanes_[id].info; }
+  size_t lane_count() const { return lanes_.size(); }
+
+  // Adds a pending event. REQUIRES: `seq` is not in the index and is greater
+  // than every seq added before with the same non-empty `ordering_key`
+  // (commit order).
+  void Add(uint64_t seq, absl::string_view ordering_key, uint32_t lane,
+           int64_t due);
 
   // Removes a pending event (delivered, dead-lettered); the next event of its
-  // ordering key, if any, becomes ready. `due_ms` is its current due time.
-  void Remove(uint64_t seq, absl::string_view ordering_key, int64_t due_ms);
+  // ordering key, if any, becomes ready. No-op if `seq` is not indexed.
+  void Remove(uint64_t seq, absl::string_view ordering_key);
 
-  // Moves an event's due time from `old_due_ms` to `new_due_ms`.
-  void Reschedule(uint64_t seq, absl::string_view ordering_key,
-                  int64_t old_due_ms, int64_t new_due_ms);
+  // Moves an event's due time to `due`. No-op if `seq` is not indexed.
+  void Reschedule(uint64_t seq, absl::string_view ordering_key, int64_t due);
 
-  // Pending entries that could not be decoded when the index was built,
-  // with why: reported by every NextDue until quarantined.
-  void AddUndecodable(uint64_t seq, absl::Status why) {
-    undecodable_[seq] = std::move(why);
-  }
-  void RemoveUndecodable(uint64_t seq) { undecodable_.erase(seq); }
+  // The due time of a pending event; int64 max if `seq` is not indexed.
+  int64_t DueOf(uint64_t seq) const;
+
+  // Pending entries that could not be decoded, with why: reported by every
+  // NextDue until quarantined. They count as pending (they hold the head).
+  void AddUndecodable(uint64_t seq, absl::Status why);
+  void RemoveUndecodable(uint64_t seq);
   const std::map<uint64_t, absl::Status>& undecodable() const {
     return undecodable_;
   }
 
-  // The ready set in (due_ms, seq) order.
-  using Ready = absl::btree_set<std::pair<int64_t, uint64_t>>;
-  const Ready& ready() const { return ready_; }
+  // What PickDue chose.
+  struct Picked {
+    std::vector<uint64_t> seqs;  // in (due, seq) order
+    // The earliest due time of an event left in a lane that was not closed
+    // (`now` when the limit cut the pick short), or of the first event of a
+    // lane with nothing due yet; int64 max if none.
+    int64_t next_due = std::numeric_limits<int64_t>::max();
+  };
+  // Up to `limit` ready events due at `now`, in (due, seq) order across the
+  // lanes. `gate` is called once for each lane with an event due, and `skip`
+  // for each candidate; a skipped event is not picked but still holds its
+  // ordering key. Costs O(lanes + (limit + skipped) log lanes).
+  Picked PickDue(int64_t now, size_t limit,
+                 absl::FunctionRef<LaneGate(uint32_t lane)> gate,
+                 absl::FunctionRef<bool(uint64_t seq)> skip) const;
 
+  // Every pending seq, decodable or not, in ascending order.
+  struct Slot {
+    int64_t due;
+    uint32_t lane;  // kNoLane for an undecodable entry
+  };
+  static constexpr uint32_t kNoLane = std::numeric_limits<uint32_t>::max();
+  using Seqs = absl::btree_map<uint64_t, Slot>;
+  const Seqs& seqs() const { return seqs_; }
+
+  // The ready events of lane `id` in (due, seq) order (for tests).
+  using Ready = absl::btree_set<std::pair<int64_t, uint64_t>>;
+  const Ready& ready(uint32_t id) const { return lanes_[id].ready; }
+  size_t ready_count() const;
   size_t keyed_events() const { return keyed_events_; }
 
  private:
-  struct Item {
-    uint64_t seq;
-    int64_t due_ms;
-  };
-  // The pending events of one ordering key, oldest first: a vector with a
+  // The pending seqs of one ordering key, oldest first: a vector with a
   // moving front, compacted as it drains. (std::deque would allocate a
   // 512-byte block even for the common key with one or two events.)
   struct KeyQueue {
-    std::vector<Item> items;
-    size_t front = 0;  // items before it are gone
+    std::vector<uint64_t> seqs;
+    size_t front = 0;  // seqs before it are gone
 
-    bool empty() const { return front == items.size(); }
-    const Item& head() const { return items[front]; }
+    bool empty() const { return front == seqs.size(); }
+    uint64_t head() const { return seqs[front]; }
     void PopFront();
   };
+  struct Lane {
+    LaneInfo info;
+    Ready ready;
+  };
 
+  void MakeReady(uint64_t seq, const Slot& slot) {
+    lanes_[slot.lane].ready.insert({slot.due, seq});
+  }
+  void UnmakeReady(uint64_t seq, const Slot& slot) {
+    lanes_[slot.lane].ready.erase({slot.due, seq});
+  }
+  // True if `seq` is ready: unkeyed, or the head of its key.
+  bool IsReady(uint64_t seq, absl::string_view ordering_key) const;
+
+  std::vector<Lane> lanes_;
+  absl::flat_hash_map<std::string, uint32_t> lane_ids_;
   absl::flat_hash_map<std::string, KeyQueue> by_key_;
-  Ready ready_;
+  Seqs seqs_;
   std::map<uint64_t, absl::Status> undecodable_;
   size_t keyed_events_ = 0;
 };

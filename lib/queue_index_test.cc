@@ -1,8 +1,9 @@
 // Copyright (c) edge-outbox authors.
 //
 // QueueIndex against a plain model: after any sequence of adds, removals of
-// ready events and reschedules, the ready set is exactly the first pending
-// event of each ordering key plus every unkeyed event.
+// ready events and reschedules, each lane's ready set is exactly the first
+// pending event of each ordering key plus every unkeyed event of that lane;
+// and PickDue takes what is due, in order, from open lanes only.
 
 #include "lib/queue_index.h"
 
@@ -14,19 +15,37 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace outbox {
 namespace {
 
+using ::testing::ElementsAre;
+
 struct ModelEvent {
   std::string key;
-  int64_t due_ms;
+  uint32_t lane;
+  int64_t due;
 };
+
+std::set<std::pair<int64_t, uint64_t>> AllReady(const QueueIndex& index) {
+  std::set<std::pair<int64_t, uint64_t>> all;
+  for (uint32_t l = 0; l < index.lane_count(); ++l) {
+    for (const auto& r : index.ready(l)) all.insert(r);
+  }
+  return all;
+}
+
+LaneGate Open(uint32_t) { return LaneGate::kOpen; }
+bool NoSkip(uint64_t) { return false; }
 
 TEST(QueueIndexTest, ReadySetMatchesModelUnderRandomOperations) {
   absl::BitGen gen;
   QueueIndex index;
+  const uint32_t lanes[] = {index.LaneOf("", "sale.created"),
+                            index.LaneOf("", "sale.paid"),
+                            index.LaneOf("backend", "sale.created")};
   std::map<uint64_t, ModelEvent> pending;  // by seq: commit order
   uint64_t next_seq = 0;
   for (int step = 0; step < 20000; ++step) {
@@ -34,50 +53,137 @@ TEST(QueueIndexTest, ReadySetMatchesModelUnderRandomOperations) {
     if (op < 5 || pending.empty()) {
       const int k = absl::Uniform(gen, 0, 6);
       ModelEvent e{k == 0 ? "" : absl::StrCat("k", k),
+                   lanes[absl::Uniform(gen, 0, 3)],
                    absl::Uniform<int64_t>(gen, 0, 1000)};
-      index.Add(next_seq, e.key, e.due_ms);
+      index.Add(next_seq, e.key, e.lane, e.due);
       pending[next_seq++] = e;
     } else {
       // Pick a ready event (the only kind the agent removes or retries).
-      const QueueIndex::Ready& ready = index.ready();
+      const auto ready = AllReady(index);
       auto it = ready.begin();
       std::advance(it, absl::Uniform<size_t>(gen, 0, ready.size()));
       const uint64_t seq = it->second;
       ModelEvent& e = pending.at(seq);
       if (op < 8) {
-        index.Remove(seq, e.key, e.due_ms);
+        index.Remove(seq, e.key);
         pending.erase(seq);
       } else {
-        const int64_t due = absl::Uniform<int64_t>(gen, 0, 1000);
-        index.Reschedule(seq, e.key, e.due_ms, due);
-        e.due_ms = due;
+        e.due = absl::Uniform<int64_t>(gen, 0, 1000);
+        index.Reschedule(seq, e.key, e.due);
       }
     }
     std::set<std::pair<int64_t, uint64_t>> expected;
     std::set<std::string> seen_keys;
     for (const auto& [seq, e] : pending) {
       if (e.key.empty() || seen_keys.insert(e.key).second) {
-        expected.insert({e.due_ms, seq});
+        expected.insert({e.due, seq});
       }
     }
-    const std::set<std::pair<int64_t, uint64_t>> actual(index.ready().begin(),
-                                                        index.ready().end());
-    ASSERT_EQ(actual, expected) << "after step " << step;
+    ASSERT_EQ(AllReady(index), expected) << "after step " << step;
+    ASSERT_EQ(index.seqs().size(), pending.size());
+    if (!pending.empty()) {
+      ASSERT_EQ(index.seqs().begin()->first, pending.begin()->first);
+    }
   }
 }
 
 TEST(QueueIndexTest, RemovingFromTheMiddleKeepsTheHead) {
   QueueIndex index;
-  index.Add(1, "k", 10);
-  index.Add(2, "k", 20);
-  index.Add(3, "k", 30);
-  index.Remove(2, "k", 20);
-  ASSERT_EQ(index.ready().size(), 1u);
-  EXPECT_EQ(index.ready().begin()->second, 1u);
-  index.Remove(1, "k", 10);
-  ASSERT_EQ(index.ready().size(), 1u);
-  EXPECT_EQ(index.ready().begin()->second, 3u);
+  const uint32_t lane = index.LaneOf("", "t");
+  index.Add(1, "k", lane, 10);
+  index.Add(2, "k", lane, 20);
+  index.Add(3, "k", lane, 30);
+  index.Remove(2, "k");
+  ASSERT_EQ(index.ready(lane).size(), 1u);
+  EXPECT_EQ(index.ready(lane).begin()->second, 1u);
+  index.Remove(1, "k");
+  ASSERT_EQ(index.ready(lane).size(), 1u);
+  EXPECT_EQ(index.ready(lane).begin()->second, 3u);
   EXPECT_EQ(index.keyed_events(), 1u);
+}
+
+TEST(QueueIndexTest, LanesAreOnePerDestinationAndType) {
+  QueueIndex index;
+  const uint32_t a = index.LaneOf("", "sale.created");
+  EXPECT_EQ(index.LaneOf("", "sale.created"), a);
+  EXPECT_NE(index.LaneOf("", "sale.paid"), a);
+  EXPECT_NE(index.LaneOf("sale.created", ""), a);
+  EXPECT_EQ(index.lane_count(), 3u);
+  EXPECT_EQ(index.lane(a).type, "sale.created");
+}
+
+TEST(QueueIndexTest, PickDueTakesDueEventsInOrderAcrossLanes) {
+  QueueIndex index;
+  const uint32_t a = index.LaneOf("", "a"), b = index.LaneOf("", "b");
+  index.Add(0, "", a, 30);
+  index.Add(1, "", b, 10);
+  index.Add(2, "", a, 20);
+  index.Add(3, "", b, 99);
+  const QueueIndex::Picked picked = index.PickDue(50, 10, Open, NoSkip);
+  EXPECT_THAT(picked.seqs, ElementsAre(1, 2, 0));
+  EXPECT_EQ(picked.next_due, 99);
+}
+
+TEST(QueueIndexTest, ClosedLaneIsNeverWalked) {
+  QueueIndex index;
+  const uint32_t offline = index.LaneOf("", "offline");
+  const uint32_t online = index.LaneOf("", "online");
+  for (uint64_t seq = 0; seq < 10000; ++seq) index.Add(seq, "", offline, 0);
+  index.Add(10000, "", online, 5);
+  int gate_calls = 0, skip_calls = 0;
+  const QueueIndex::Picked picked = index.PickDue(
+      100, 8,
+      [&](uint32_t lane) {
+        ++gate_calls;
+        return lane == offline ? LaneGate::kClosed : LaneGate::kOpen;
+      },
+      [&](uint64_t) {
+        ++skip_calls;
+        return false;
+      });
+  EXPECT_THAT(picked.seqs, ElementsAre(10000));
+  EXPECT_EQ(gate_calls, 2);  // once per lane with something due
+  EXPECT_EQ(skip_calls, 1);  // only the candidate of the open lane
+}
+
+TEST(QueueIndexTest, GateOneTakesASingleEvent) {
+  QueueIndex index;
+  const uint32_t lane = index.LaneOf("", "t");
+  for (uint64_t seq = 0; seq < 5; ++seq) index.Add(seq, "", lane, 0);
+  const QueueIndex::Picked picked = index.PickDue(
+      10, 8, [](uint32_t) { return LaneGate::kOne; }, NoSkip);
+  EXPECT_THAT(picked.seqs, ElementsAre(0));
+}
+
+TEST(QueueIndexTest, SkippedEventsAreNotTakenAndDoNotCountAgainstTheLimit) {
+  QueueIndex index;
+  const uint32_t lane = index.LaneOf("", "t");
+  for (uint64_t seq = 0; seq < 5; ++seq) index.Add(seq, "", lane, 0);
+  const QueueIndex::Picked picked =
+      index.PickDue(10, 2, Open, [](uint64_t seq) { return seq < 2; });
+  EXPECT_THAT(picked.seqs, ElementsAre(2, 3));
+  EXPECT_EQ(picked.next_due, 10);  // more is due: cut by the limit
+}
+
+TEST(QueueIndexTest, NothingDueReportsTheEarliestDueTime) {
+  QueueIndex index;
+  const uint32_t lane = index.LaneOf("", "t");
+  index.Add(0, "", lane, 70);
+  index.Add(1, "", lane, 60);
+  const QueueIndex::Picked picked = index.PickDue(10, 8, Open, NoSkip);
+  EXPECT_TRUE(picked.seqs.empty());
+  EXPECT_EQ(picked.next_due, 60);
+}
+
+TEST(QueueIndexTest, UndecodableEntriesHoldTheHead) {
+  QueueIndex index;
+  const uint32_t lane = index.LaneOf("", "t");
+  index.AddUndecodable(0, absl::DataLossError("damaged"));
+  index.Add(1, "", lane, 0);
+  EXPECT_EQ(index.seqs().begin()->first, 0u);
+  index.RemoveUndecodable(0);
+  EXPECT_EQ(index.seqs().begin()->first, 1u);
+  EXPECT_TRUE(index.undecodable().empty());
 }
 
 }  // namespace

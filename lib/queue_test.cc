@@ -103,12 +103,13 @@ TEST_F(QueueTest, RecordAttemptDelaysAndCountsAcrossReopen) {
   EXPECT_EQ(again.first_attempt, e.created);
 }
 
-TEST_F(QueueTest, EligibleFilterSkipsButStillBlocksKey) {
-  std::string a1 = CommitEvent(MakeEvent("t", "a"));
+TEST_F(QueueTest, SkippedEventStillBlocksItsKey) {
+  CommitEvent(MakeEvent("t", "a"));  // seq 0, skipped (as if in flight)
   CommitEvent(MakeEvent("t", "a"));
   std::string b = CommitEvent(MakeEvent("t", "b"));
-  auto due =
-      store_->NextDue(10, [&](const PendingEvent& e) { return e.id != a1; });
+  auto due = store_->NextDue(
+      10, [](const Lane&) { return LaneGate::kOpen; },
+      [](uint64_t seq) { return seq == 0; });
   ASSERT_OUTBOX_OK(due);
   ASSERT_EQ(due->events.size(), 1u);
   EXPECT_EQ(due->events[0].id, b);

@@ -17,28 +17,6 @@
 #include "lib/store_impl.h"
 
 namespace outbox {
-absl::Status StoreImpl::ScanPending(
-    absl::FunctionRef<bool(PendingEvent)> visit) {
-  uint64_t head, end;
-  {
-    absl::MutexLock l(&mu_);
-    head = state_.head_seq();
-    end = state_.next_seq();
-  }
-  absl::ReaderMutexLock r(&db_mu_);
-  OUTBOX_RETURN_IF_ERROR(DbReady());
-  BoundedIterator it(db_.get(), pending_, keys::Seq(head), keys::Seq(end));
-  for (; it->Valid(); it->Next()) {
-    std::optional<uint64_t> seq = keys::ParseSeq(View(it->key()));
-    if (!seq.has_value()) continue;
-    absl::StatusOr<storage::OutboxEntry> entry =
-        DecodePendingEntry(*seq, View(it->value()));
-    if (!entry.ok()) continue;  // NextDue reports these
-    if (!visit(ToPendingEvent(*entry))) break;
-  }
-  return FromRocks(it->status(), "scanning the queue");
-}
-
 absl::StatusOr<DeadLetter> StoreImpl::DecodeDeadLetter(
     absl::string_view key, absl::string_view value) {
   storage::DeadLetter dead;
@@ -119,6 +97,7 @@ absl::StatusOr<DeadLetter> StoreImpl::FindDeadLetter(absl::string_view id) {
 
 absl::StatusOr<size_t> StoreImpl::PurgeExpiredIdempotencyKeys() {
   absl::MutexLock l(&mu_);
+  SerialWrite serial(this);
   OUTBOX_RETURN_IF_ERROR(WritableLocked());
   const int64_t cutoff_ms = ToStoredMillis(Now() - options_.idempotency_window);
   // The expiry index is ordered by commit time: scan only the expired part.
@@ -141,12 +120,13 @@ absl::StatusOr<size_t> StoreImpl::PurgeExpiredIdempotencyKeys() {
   if (purged == 0) return purged;
   internal::CrashPoint(internal::kPurgeBeforeWrite);
   OUTBOX_RETURN_IF_ERROR(
-      WriteLocked(&batch, state_, "purging idempotency keys"));
+      WriteLocked(batch, tail_, "purging idempotency keys", options_.sync));
   return purged;
 }
 
 absl::StatusOr<size_t> StoreImpl::PurgeDeadLetters(absl::Time cutoff) {
   absl::MutexLock l(&mu_);
+  SerialWrite serial(this);
   OUTBOX_RETURN_IF_ERROR(WritableLocked());
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), dead_));
@@ -167,10 +147,11 @@ absl::StatusOr<size_t> StoreImpl::PurgeDeadLetters(absl::Time cutoff) {
   }
   OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "purging dead letters"));
   if (purged == 0) return purged;
-  storage::QueueState next = state_;
+  storage::QueueState next = tail_;
   next.set_dead_count(queue_state::SaturatingSub(next.dead_count(), purged));
   internal::CrashPoint(internal::kPurgeBeforeWrite);
-  OUTBOX_RETURN_IF_ERROR(WriteLocked(&batch, next, "purging dead letters"));
+  OUTBOX_RETURN_IF_ERROR(
+      WriteLocked(batch, next, "purging dead letters", options_.sync));
   return purged;
 }
 

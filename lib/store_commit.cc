@@ -20,18 +20,22 @@ namespace outbox {
 absl::StatusOr<CommitResult> StoreImpl::Commit(const Txn& txn) {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
   OUTBOX_RETURN_IF_ERROR(ValidateTxn(txn));
+  const std::string& key = txn.idempotency_key();
   CommitResult result;
   {
     absl::MutexLock l(&mu_);
-    // First: a store recovering from a full disk reopens here, which
-    // replaces the column family handles the batch is built with.
+    // A queued commit with the same key is not in the store yet: wait for it,
+    // so that this one finds its record and answers as a repeat.
+    while (!key.empty() && keys_in_flight_.contains(key)) keys_cv_.Wait(&mu_);
+    // A store recovering from a full disk reopens here, which replaces the
+    // column family handles the batch is built with.
     OUTBOX_RETURN_IF_ERROR(WritableLocked());
     const absl::Time now = Now();
     OUTBOX_ASSIGN_OR_RETURN(const IdempotencyLookup prior,
                             LookUpIdempotencyKeyLocked(txn, now));
     if (prior.answer.has_value()) return *prior.answer;
     CommitContext context{now,
-                          state_,
+                          tail_,
                           &options_,
                           pending_,
                           idem_,
@@ -39,10 +43,13 @@ absl::StatusOr<CommitResult> StoreImpl::Commit(const Txn& txn) {
                           prior.expired_committed_ms,
                           test_.split_commit_batches};
     OUTBOX_ASSIGN_OR_RETURN(CommitBatch commit, BuildCommitBatch(txn, context));
-    OUTBOX_RETURN_IF_ERROR(WriteCommitLocked(&commit));
-    for (const CommittedEvent& e : commit.events) {
-      index_.Add(e.seq, e.ordering_key, e.due_ms);
+    if (!key.empty()) keys_in_flight_.insert(key);
+    absl::Status written = WriteCommitLocked(&commit, now);
+    if (!key.empty()) {
+      keys_in_flight_.erase(key);
+      keys_cv_.SignalAll();
     }
+    OUTBOX_RETURN_IF_ERROR(written);
     result.event_ids = std::move(commit.event_ids);
     result.response = txn.response();
   }
@@ -76,17 +83,27 @@ StoreImpl::LookUpIdempotencyKeyLocked(const Txn& txn, absl::Time now) {
   return lookup;
 }
 
-absl::Status StoreImpl::WriteCommitLocked(CommitBatch* commit) {
+absl::Status StoreImpl::WriteCommitLocked(CommitBatch* commit,
+                                          absl::Time built) {
   const bool sync = options_.sync && !test_.skip_commit_sync;
   internal::CrashPoint(internal::kCommitBeforeWrite);
   if (commit->records.Count() > 0) {
     // The broken split variant: records in a batch of their own, first.
     OUTBOX_RETURN_IF_ERROR(
-        WriteLocked(&commit->records, state_, "commit (records)", sync));
+        WriteLocked(commit->records, tail_, "commit (records)", sync));
     internal::CrashPoint(internal::kCommitBetweenSplitBatches);
   }
-  OUTBOX_RETURN_IF_ERROR(
-      WriteLocked(&commit->batch, commit->after, "commit", sync));
+  // Indexed only once durable, so the agent never sends an event that a
+  // power cut could still take back.
+  OUTBOX_RETURN_IF_ERROR(WriteLocked(
+      commit->batch, commit->after, "commit", sync, [this, commit, built] {
+        const int64_t built_ms = ToStoredMillis(built);
+        for (const CommittedEvent& e : commit->events) {
+          index_.Add(e.seq, e.ordering_key,
+                     index_.LaneOf(e.destination, e.type),
+                     IndexDue(e.due_ms, built_ms));
+        }
+      }));
   internal::CrashPoint(internal::kCommitAfterWrite);
   return absl::OkStatus();
 }

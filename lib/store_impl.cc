@@ -127,7 +127,8 @@ absl::Status StoreImpl::WritableLocked() {
         "the store was opened read-only (Store::OpenReadOnly)");
   }
   if (absl::IsResourceExhausted(write_error_)) {
-    // The disk was full. Try again now: space may have come back.
+    // The disk was full. Try again now: space may have come back. (A failed
+    // write empties the queue, so no leader is using db_.)
     absl::Status reopened = ReopenAfterFullDiskLocked();
     if (!reopened.ok()) {
       return absl::ResourceExhaustedError(
@@ -144,29 +145,102 @@ absl::Status StoreImpl::WritableLocked() {
   return absl::OkStatus();
 }
 
-absl::Status StoreImpl::WriteLocked(rocksdb::WriteBatch* batch,
-                                    const storage::QueueState& next,
-                                    absl::string_view what, bool sync) {
-  OUTBOX_RETURN_IF_ERROR(WritableLocked());
+absl::Status StoreImpl::WriteLocked(const rocksdb::WriteBatch& batch,
+                                    const storage::QueueState& after,
+                                    absl::string_view what, bool sync,
+                                    std::function<void()> apply) {
+  Writer w;
+  w.what = what;
+  w.sync = sync;
+  w.apply = std::move(apply);
+  group_.Add(batch);
+  tail_ = after;
+  writers_.push_back(&w);
+  while (!w.done && &w != writers_.front()) w.cv.Wait(&mu_);
+  if (!w.done) WriteGroupLocked();
+  return w.status;
+}
+
+void StoreImpl::WriteGroupLocked() {
+  // Every queued writer has its batch in group_; take them all. Writers that
+  // queue while this one writes go into the next group.
+  const size_t n = writers_.size();
+  const storage::QueueState written = tail_;
+  bool sync = false;
+  for (size_t i = 0; i < n; ++i) sync = sync || writers_[i]->sync;
+  rocksdb::WriteBatch batch = group_.Take();
   // The counters travel in the same batch as the change they count, so after
   // any crash they match the entries exactly.
-  rocksdb::Status s = batch->Put(meta_, keys::kQueueStateKey, Encode(next));
-  if (!s.ok()) return FromRocks(s, what);
-  rocksdb::WriteOptions wo;
-  wo.sync = sync;
-  s = db_->Write(wo, batch);
-  if (!s.ok()) {
-    absl::Status status = FromRocks(s, what);
-    // After a failed log write or fsync the record may or may not be in the
-    // log, and RocksDB stops accepting writes (a background error). A write
-    // acknowledged after that could be lost with the uncertain one, so the
-    // store refuses writes until it is reopened and recovery has settled
-    // what the log holds.
-    write_error_ = status;
-    return status;
+  rocksdb::Status s = batch.Put(meta_, keys::kQueueStateKey, Encode(written));
+  if (test_.ack_group_before_sync && n > 1) {
+    // The broken variant: the followers hear OK before their data is synced.
+    Writer* leader = writers_.front();
+    writers_.pop_front();
+    FinishWritersLocked(n - 1, absl::OkStatus());
+    writers_.push_front(leader);
   }
-  state_ = next;
-  return absl::OkStatus();
+  internal::CrashPoint(internal::kGroupBeforeWrite);
+  if (s.ok()) {
+    // db_ cannot be replaced while a writer is queued (WritableLocked), so
+    // it is safe to use without mu_, which the other writers need to queue.
+    rocksdb::WriteOptions wo;
+    wo.sync = sync;
+    mu_.Unlock();
+    s = db_->Write(wo, &batch);
+    mu_.Lock();
+  }
+  if (s.ok()) {
+    state_ = written;
+    FinishWritersLocked(std::min(n, writers_.size()), absl::OkStatus());
+    return;
+  }
+  // After a failed log write or fsync the group may or may not be in the
+  // log, and RocksDB stops accepting writes (a background error). A write
+  // acknowledged after that could be lost with the uncertain one, so the
+  // store refuses writes until it is reopened and recovery has settled what
+  // the log holds. The writers queued behind the group built on its effects:
+  // they fail too, with nothing of theirs written.
+  const absl::Status status = FromRocks(s, "writing to the store");
+  write_error_ = status;
+  FinishWritersLocked(writers_.size(), status);
+  group_.Clear();
+  tail_ = state_;
+}
+
+void StoreImpl::FinishWritersLocked(size_t n, const absl::Status& status) {
+  for (size_t i = 0; i < n; ++i) {
+    Writer* w = writers_.front();
+    writers_.pop_front();
+    if (status.ok() && w->apply) w->apply();
+    w->status =
+        status.ok()
+            ? status
+            : absl::Status(status.code(),
+                           absl::StrCat(w->what, ": ", status.message()));
+    w->done = true;
+    w->cv.Signal();
+  }
+  if (!writers_.empty()) writers_.front()->cv.Signal();  // the next leader
+}
+
+StoreImpl::SerialWrite::SerialWrite(StoreImpl* store) : store_(store) {
+  while (store_->serial_writes_ > 0) store_->serial_cv_.Wait(&store_->mu_);
+  ++store_->serial_writes_;
+}
+
+StoreImpl::SerialWrite::~SerialWrite() {
+  --store_->serial_writes_;
+  store_->serial_cv_.Signal();
+}
+
+absl::Status StoreImpl::Sync() {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  absl::MutexLock l(&mu_);
+  OUTBOX_RETURN_IF_ERROR(WritableLocked());
+  // An empty synced write through the queue: it syncs the log past every
+  // write queued before it, and rides along with any concurrent one.
+  return WriteLocked(rocksdb::WriteBatch(), tail_, "syncing the store",
+                     /*sync=*/true);
 }
 
 absl::StatusOr<std::string> StoreImpl::Get(absl::string_view table,

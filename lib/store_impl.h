@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -15,9 +16,11 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "lib/batch_group.h"
 #include "lib/commit_batch.h"
 #include "lib/queue_index.h"
 #include "lib/rocks_options.h"
@@ -37,6 +40,9 @@ struct StoreTestOptions {
   // A commit writes the caller's records and the outbox entries in two
   // separate batches (crash point kCommitBetweenSplitBatches between them).
   bool split_commit_batches = false;
+  // Group commit acknowledges the writers that joined a leader's group
+  // before the group's synced write, instead of after it.
+  bool ack_group_before_sync = false;
 };
 
 // Opens a store whose files are reached through `env` (borrowed; must
@@ -45,9 +51,17 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(
     const Options& options, const std::string& path, rocksdb::Env* env,
     bool read_only = false, const StoreTestOptions& test = StoreTestOptions());
 
-// Thread-safety: as Store. All writes hold mu_ from building the batch to
-// installing the new QueueState, so that the counters written with a batch
-// are exactly the in-memory counters plus that batch's effect.
+// Thread-safety: as Store.
+//
+// Writes go through one queue of writers, LevelDB's group commit
+// (DBImpl::Write): a writer builds its batch under mu_ against tail_ (the
+// queue state after every writer ahead of it), queues, and waits. The writer
+// at the front becomes the leader: it takes the batches of every queued
+// writer, adds the queue state they leave, releases mu_ for one (synced if
+// any of them asked) RocksDB write, and on success applies each writer's
+// index changes in queue order and wakes them. So concurrent commits share
+// one fsync, seqs and counters stay exact and in order, and nobody is
+// acknowledged before the sync that covers it.
 class StoreImpl final : public Store {
  public:
   ~StoreImpl() override;
@@ -57,8 +71,11 @@ class StoreImpl final : public Store {
   absl::StatusOr<std::string> Get(absl::string_view table,
                                   absl::string_view key) override;
   absl::StatusOr<DueEvents> NextDue(
-      size_t limit,
-      absl::FunctionRef<bool(const PendingEvent&)> eligible) override;
+      size_t limit, absl::FunctionRef<LaneGate(const Lane&)> gate,
+      absl::FunctionRef<bool(uint64_t seq)> skip) override;
+  absl::StatusOr<SettleResult> Settle(
+      const std::vector<Settlement>& settlements) override;
+  absl::Status Sync() override;
   absl::Status RecordAttempt(const PendingEvent& event,
                              const AttemptRecord& attempt) override;
   absl::Status MarkDelivered(const PendingEvent& event) override;
@@ -89,7 +106,7 @@ class StoreImpl final : public Store {
   StoreImpl(const Options& options, std::string path, bool read_only,
             const StoreTestOptions& test);
 
-  // Open steps (store_open.cc).
+  // --- Open steps (store_open.cc) ---
   absl::Status OpenDb(rocksdb::Env* env)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, db_mu_);
   // True if the path holds no store yet and is now ready for a new one;
@@ -121,22 +138,52 @@ class StoreImpl final : public Store {
   // OK if the RocksDB instance is open. REQUIRES: mu_ or db_mu_ (shared).
   absl::Status DbReady() const;
 
-  // Writes `batch` plus `next` (the queue state after the batch) and, on
-  // success, makes `next` the in-memory state. `what` names the operation in
-  // errors.
-  absl::Status WriteLocked(rocksdb::WriteBatch* batch,
-                           const storage::QueueState& next,
-                           absl::string_view what, bool sync)
+  // --- The write path (store_impl.cc) ---
+  // One write waiting in the queue; lives on its thread's stack.
+  struct Writer {
+    absl::string_view what;  // names the write in errors
+    bool sync = false;
+    std::function<void()> apply;  // in-memory effects, once durable
+    absl::Status status;
+    bool done = false;
+    absl::CondVar cv;
+  };
+  // Queues `batch` (everything but the queue state) with `after`, the queue
+  // state once it is applied, and returns when it is written (synced when
+  // `sync`) or failed. On success `apply` has run, under mu_, in queue order.
+  // `what` names the operation in errors. REQUIRES: WritableLocked() was OK
+  // when `batch` and `after` were built, against tail_.
+  absl::Status WriteLocked(const rocksdb::WriteBatch& batch,
+                           const storage::QueueState& after,
+                           absl::string_view what, bool sync,
+                           std::function<void()> apply = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status WriteLocked(rocksdb::WriteBatch* batch,
-                           const storage::QueueState& next,
-                           absl::string_view what)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return WriteLocked(batch, next, what, options_.sync);
-  }
-  // Commit steps (store_commit.cc). A stored idempotency record for the
-  // Txn's key either answers the commit (a repeat within the window) or has
-  // expired and is replaced.
+  // The leader's part: writes every queued writer as one batch.
+  void WriteGroupLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Marks the first `n` queued writers done with `status` and wakes them.
+  void FinishWritersLocked(size_t n, const absl::Status& status)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // OK, or why writes are refused (closed, or an earlier failed write).
+  absl::Status WritableLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Writes that read and change existing entries (everything but Commit)
+  // run one at a time: while one waits in the queue, the entries it read
+  // must not change under it. Commits only append, so they pass by freely.
+  class SerialWrite {
+   public:
+    explicit SerialWrite(StoreImpl* store)
+        ABSL_EXCLUSIVE_LOCKS_REQUIRED(store->mu_);
+    ~SerialWrite() ABSL_EXCLUSIVE_LOCKS_REQUIRED(store_->mu_);
+    SerialWrite(const SerialWrite&) = delete;
+    SerialWrite& operator=(const SerialWrite&) = delete;
+
+   private:
+    StoreImpl* const store_;
+  };
+
+  // --- Commit (store_commit.cc) ---
+  // A stored idempotency record for the Txn's key either answers the commit
+  // (a repeat within the window) or has expired and is replaced.
   struct IdempotencyLookup {
     std::optional<CommitResult> answer;
     std::optional<int64_t> expired_committed_ms;
@@ -144,18 +191,29 @@ class StoreImpl final : public Store {
   absl::StatusOr<IdempotencyLookup> LookUpIdempotencyKeyLocked(const Txn& txn,
                                                                absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status WriteCommitLocked(CommitBatch* commit)
+  // Writes `commit`, built at wall time `built`, and indexes its events.
+  absl::Status WriteCommitLocked(CommitBatch* commit, absl::Time built)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // OK, or why writes are refused (closed, or an earlier failed write).
-  absl::Status WritableLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The smallest pending seq greater than `seq`, or next_seq if none.
-  absl::StatusOr<uint64_t> HeadAfterLocked(uint64_t seq)
+
+  // --- The queue (store_queue.cc, store_settle.cc) ---
+  // The index's clock: milliseconds of Clock::Monotonic().
+  int64_t IndexNow() const;
+  // The index due time of stored next-attempt time `due_ms`, written at wall
+  // time `written_ms` (the commit or the attempt), as of now.
+  int64_t IndexDue(int64_t due_ms, int64_t written_ms) const;
+  // Adds a decoded pending entry to the index.
+  void IndexEntryLocked(const storage::OutboxEntry& entry, int64_t due)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // `next` (a copy of state_) with pending entry `seq` of `bytes` stored
-  // bytes taken out of the queue: the one place that counts a removal and
-  // moves the head past it.
-  absl::Status RemovePendingLocked(uint64_t seq, uint64_t bytes,
-                                   storage::QueueState* next)
+  absl::StatusOr<SettleResult> SettleLocked(
+      const std::vector<Settlement>& settlements, bool sync)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The single-event forms: one settlement, synced per Options::sync;
+  // kNotFound if the event is not pending.
+  absl::Status SettleOne(Settlement settlement) ABSL_LOCKS_EXCLUDED(mu_);
+  // The queue head once `removed` seqs are gone: the smallest indexed seq
+  // not among them, else the durable next_seq (every queued, unindexed
+  // commit lies at or above it).
+  uint64_t HeadWithoutLocked(const absl::flat_hash_set<uint64_t>& removed) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Reads the pending entry of `event` and checks it is that event.
   struct StoredEntry {
@@ -164,15 +222,20 @@ class StoreImpl final : public Store {
   };
   absl::StatusOr<StoredEntry> ReadPendingLocked(const PendingEvent& event)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Removes pending entry `seq` (raw size `bytes`) and puts `dead` in the
-  // dead letters under `dead_key`.
-  absl::Status BuryLocked(uint64_t seq, size_t bytes,
-                          const std::string& dead_key,
-                          const storage::DeadLetter& dead,
-                          absl::string_view what)
+  // One settlement of SettleLocked into `build`.
+  struct SettleBuild;
+  absl::Status AddSettlementLocked(const Settlement& settlement,
+                                   const StoredEntry& stored, absl::Time now,
+                                   SettleBuild* build)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Reads and decodes pending entries `seqs` (under db_mu_, not mu_) into
+  // `due`: decoded ones into events, damaged ones into unreadable, and
+  // missing ones too when `missing_is_error` (else they were settled since).
+  void ReadEntries(const std::vector<uint64_t>& seqs, bool missing_is_error,
+                   DueEvents* due) ABSL_LOCKS_EXCLUDED(mu_);
   // Calls `visit` for each pending entry that decodes, in commit order from
-  // the head, until it returns false. Takes its own snapshot of the bounds.
+  // the head, until it returns false. Reads only the indexed seqs, so the
+  // tombstones between live entries are never walked.
   absl::Status ScanPending(absl::FunctionRef<bool(PendingEvent)> visit)
       ABSL_LOCKS_EXCLUDED(mu_, db_mu_);
   absl::StatusOr<DeadLetter> DecodeDeadLetter(absl::string_view key,
@@ -191,7 +254,8 @@ class StoreImpl final : public Store {
   Clock* const clock_;
 
   // Set during open and replaced only by ReopenAfterFullDiskLocked, which
-  // holds mu_ and db_mu_ as a writer. Code that holds neither lock (readers
+  // holds mu_ and db_mu_ as a writer, and only while no writer is queued (a
+  // leader uses db_ without mu_). Code that holds neither lock (readers
   // such as Get and ListPending) holds db_mu_ as a reader while it uses them.
   // Lock order: mu_, then db_mu_.
   mutable absl::Mutex db_mu_ ABSL_ACQUIRED_AFTER(mu_);
@@ -205,9 +269,19 @@ class StoreImpl final : public Store {
   absl::flat_hash_map<std::string, rocksdb::ColumnFamilyHandle*> tables_;
   std::atomic<bool> closed_{false};
 
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
+  // The queue state as of the last durable write, and after every queued
+  // writer (what the next writer builds on).
   storage::QueueState state_ ABSL_GUARDED_BY(mu_);
-  QueueIndex index_ ABSL_GUARDED_BY(mu_);
+  storage::QueueState tail_ ABSL_GUARDED_BY(mu_);
+  QueueIndex index_ ABSL_GUARDED_BY(mu_);  // as of the last durable write
+  std::deque<Writer*> writers_ ABSL_GUARDED_BY(mu_);
+  BatchGroup group_ ABSL_GUARDED_BY(mu_);  // batches of every queued writer
+  int serial_writes_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::CondVar serial_cv_;
+  // Idempotency keys of queued commits: a repeat waits for the first.
+  absl::flat_hash_set<std::string> keys_in_flight_ ABSL_GUARDED_BY(mu_);
+  absl::CondVar keys_cv_;
   // Set when a write failed in a way that leaves its outcome unknown: the
   // batch may or may not reappear after a reopen. Like LevelDB's bg_error_,
   // every later write is refused until the store is reopened, because a

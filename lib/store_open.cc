@@ -374,18 +374,15 @@ absl::Status StoreImpl::LoadQueueState() {
         absl::StrCat("outbox queue state is inconsistent (head ",
                      state.head_seq(), " > next ", state.next_seq(), ")"));
   }
-  // Every pending key must lie in [head, next): the state and the entries
-  // are written in the same batches, so anything else is corruption.
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(rocksdb::ReadOptions(), pending_));
-  it->SeekToLast();
+  // No pending key may lie at or past next: the state and the entries are
+  // written in the same batches, so anything there is corruption. (Looking
+  // from next upwards never meets the tombstones deliveries leave below.)
+  BoundedIterator it(db_.get(), pending_, keys::Seq(state.next_seq()),
+                     std::string(9, '\xff'));
   if (it->Valid()) {
-    std::optional<uint64_t> last = keys::ParseSeq(View(it->key()));
-    if (!last.has_value() || *last >= state.next_seq()) {
-      return absl::DataLossError(absl::StrCat(
-          "outbox queue state is behind its entries (last pending key ",
-          it->key().ToString(true), ", next seq ", state.next_seq(), ")"));
-    }
+    return absl::DataLossError(absl::StrCat(
+        "outbox queue state is behind its entries (pending key ",
+        it->key().ToString(true), ", next seq ", state.next_seq(), ")"));
   }
   if (!it->status().ok()) return FromRocks(it->status(), "checking the queue");
   state_ = state;
@@ -423,7 +420,12 @@ absl::Status StoreImpl::RebuildIndex() {
     absl::StatusOr<storage::OutboxEntry> entry =
         DecodePendingEntry(*seq, View(it->value()));
     if (entry.ok()) {
-      index_.Add(*seq, entry->ordering_key(), entry->next_attempt_unix_ms());
+      // Its due time was written at its last attempt, or its commit.
+      const int64_t written = entry->last_attempt_unix_ms() != 0
+                                  ? entry->last_attempt_unix_ms()
+                                  : entry->created_unix_ms();
+      IndexEntryLocked(*entry,
+                       IndexDue(entry->next_attempt_unix_ms(), written));
     } else {
       index_.AddUndecodable(*seq, entry.status());
     }
@@ -436,6 +438,7 @@ absl::Status StoreImpl::RebuildIndex() {
   // is actually stored is what the capacity limits must see.
   state_.set_pending_count(count);
   state_.set_pending_bytes(bytes);
+  tail_ = state_;
   return absl::OkStatus();
 }
 

@@ -1,94 +1,157 @@
 // Copyright (c) edge-outbox authors.
 //
-// The queue side of StoreImpl: what the delivery agent reads and marks.
+// The queue side of StoreImpl that the agent reads: the index's clock,
+// NextDue, and reading pending entries without walking tombstones.
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "lib/bounded_iterator.h"
 #include "lib/codec.h"
-#include "lib/crash_points.h"
 #include "lib/keys.h"
-#include "lib/queue_state.h"
 #include "lib/rocks_status.h"
 #include "lib/slices.h"
 #include "lib/status_macros.h"
 #include "lib/store_impl.h"
 
 namespace outbox {
+namespace {
+
+constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+
+// a - b and a + b, held inside int64 (stored times use its extremes for
+// "never" and "always").
+int64_t SatSub(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_sub_overflow(a, b, &r)) return b < 0 ? kNever : -kNever;
+  return r;
+}
+int64_t SatAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? kNever : -kNever;
+  return r;
+}
+
+}  // namespace
+
+int64_t StoreImpl::IndexNow() const {
+  return absl::ToInt64Milliseconds(clock_->Monotonic());
+}
+
+int64_t StoreImpl::IndexDue(int64_t due_ms, int64_t written_ms) const {
+  if (due_ms == kNever) return kNever;
+  const int64_t now_ms = ToStoredMillis(Now());
+  int64_t delay = SatSub(due_ms, now_ms);
+  // The wall clock went back since the due time was written (a board that
+  // booted with a stale clock, say): the event is due no later than its own
+  // delay from now, not years ahead.
+  if (now_ms < written_ms) delay = std::min(delay, SatSub(due_ms, written_ms));
+  return SatAdd(IndexNow(), std::max<int64_t>(0, delay));
+}
+
+void StoreImpl::IndexEntryLocked(const storage::OutboxEntry& entry,
+                                 int64_t due) {
+  index_.Add(entry.seq(), entry.ordering_key(),
+             index_.LaneOf(entry.destination(), entry.type()), due);
+}
+
 absl::StatusOr<DueEvents> StoreImpl::NextDue(
-    size_t limit, absl::FunctionRef<bool(const PendingEvent&)> eligible) {
+    size_t limit, absl::FunctionRef<LaneGate(const Lane&)> gate,
+    absl::FunctionRef<bool(uint64_t seq)> skip) {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
   DueEvents due;
-  const int64_t now_ms = ToStoredMillis(Now());
-  // Held while reading the candidates: a point read each, no scans. The
-  // ready set holds exactly the events that are first of their ordering key
-  // (FIFO per key) or have none, in (due time, seq) order.
-  absl::MutexLock l(&mu_);
-  OUTBOX_RETURN_IF_ERROR(DbReady());
-  for (const auto& [seq, why] : index_.undecodable()) {
-    due.unreadable.push_back({seq, why});
+  std::vector<uint64_t> seqs;
+  {
+    // Only the index is read under the lock: committers never wait behind
+    // the store's reads of events it will not return.
+    absl::MutexLock l(&mu_);
+    OUTBOX_RETURN_IF_ERROR(DbReady());
+    for (const auto& [seq, why] : index_.undecodable()) {
+      due.unreadable.push_back({seq, why});
+    }
+    const int64_t now = IndexNow();
+    QueueIndex::Picked picked = index_.PickDue(
+        now, limit,
+        [&](uint32_t id) {
+          const QueueIndex::LaneInfo& info = index_.lane(id);
+          return gate(Lane{id, info.destination, info.type});
+        },
+        skip);
+    seqs = std::move(picked.seqs);
+    if (picked.next_due != kNever) {
+      due.wait =
+          absl::Milliseconds(std::max<int64_t>(0, picked.next_due - now));
+      due.next_due = Now() + due.wait;
+    }
   }
-  for (const auto& [due_ms, seq] : index_.ready()) {
-    if (due_ms > now_ms) {
-      due.next_due = FromStoredMillis(due_ms);
-      break;
-    }
-    if (due.events.size() >= limit) {
-      due.next_due = FromStoredMillis(now_ms);  // more is due already
-      break;
-    }
-    std::string value;
-    rocksdb::Status s =
-        db_->Get(rocksdb::ReadOptions(), pending_, keys::Seq(seq), &value);
-    if (!s.ok()) {
-      // Indexed but unreadable: damage found after open, or (NotFound) an
-      // index out of step with the store, which a reopen rebuilds.
-      due.unreadable.push_back(
-          {seq, s.IsNotFound()
-                    ? absl::InternalError(absl::StrCat(
-                          "queue index lists seq ", seq,
-                          " which is not stored; reopen the store to rebuild "
-                          "it"))
-                    : FromRocks(s, absl::StrCat("reading pending seq ", seq))});
-      continue;
-    }
-    absl::StatusOr<storage::OutboxEntry> entry = DecodePendingEntry(seq, value);
-    if (!entry.ok()) {
-      // Damaged after the index was built: report it like the ones found at
-      // open, so the agent can quarantine it.
-      due.unreadable.push_back({seq, entry.status()});
-      continue;
-    }
-    PendingEvent event = ToPendingEvent(*entry);
-    if (eligible(event)) due.events.push_back(std::move(event));
-  }
+  ReadEntries(seqs, /*missing_is_error=*/true, &due);
   return due;
 }
 
-absl::StatusOr<uint64_t> StoreImpl::HeadAfterLocked(uint64_t seq) {
-  if (seq + 1 >= state_.next_seq()) return state_.next_seq();
-  BoundedIterator it(db_.get(), pending_, keys::Seq(seq + 1),
-                     keys::Seq(state_.next_seq()));
-  if (it->Valid()) {
-    std::optional<uint64_t> next = keys::ParseSeq(View(it->key()));
-    if (next.has_value()) return *next;
+void StoreImpl::ReadEntries(const std::vector<uint64_t>& seqs,
+                            bool missing_is_error, DueEvents* due) {
+  if (seqs.empty()) return;
+  std::vector<std::string> keys;
+  keys.reserve(seqs.size());
+  for (uint64_t seq : seqs) keys.push_back(keys::Seq(seq));
+  std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+  std::vector<rocksdb::PinnableSlice> values(seqs.size());
+  std::vector<rocksdb::Status> statuses(seqs.size());
+  absl::ReaderMutexLock r(&db_mu_);
+  if (!DbReady().ok()) return;  // the next NextDue says why
+  db_->MultiGet(rocksdb::ReadOptions(), pending_, slices.size(), slices.data(),
+                values.data(), statuses.data());
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    if (statuses[i].IsNotFound() && !missing_is_error) continue;  // settled
+    if (!statuses[i].ok()) {
+      // Indexed but unreadable: damage found after open, or (NotFound) an
+      // index out of step with the store, which a reopen rebuilds.
+      due->unreadable.push_back(
+          {seqs[i],
+           statuses[i].IsNotFound()
+               ? absl::InternalError(absl::StrCat(
+                     "queue index lists seq ", seqs[i],
+                     " which is not stored; reopen the store to rebuild it"))
+               : FromRocks(statuses[i],
+                           absl::StrCat("reading pending seq ", seqs[i]))});
+      continue;
+    }
+    absl::StatusOr<storage::OutboxEntry> entry =
+        DecodePendingEntry(seqs[i], View(values[i]));
+    if (!entry.ok()) {
+      // Damaged after the index was built: report it like the ones found at
+      // open, so the agent can quarantine it.
+      due->unreadable.push_back({seqs[i], entry.status()});
+      continue;
+    }
+    due->events.push_back(ToPendingEvent(*entry));
   }
-  if (!it->status().ok()) {
-    return FromRocks(it->status(), "finding the queue head");
-  }
-  return state_.next_seq();
 }
 
-absl::Status StoreImpl::RemovePendingLocked(uint64_t seq, uint64_t bytes,
-                                            storage::QueueState* next) {
-  queue_state::Remove(bytes, next);
-  if (seq == state_.head_seq()) {
-    OUTBOX_ASSIGN_OR_RETURN(const uint64_t head, HeadAfterLocked(seq));
-    next->set_head_seq(head);
+absl::Status StoreImpl::ScanPending(
+    absl::FunctionRef<bool(PendingEvent)> visit) {
+  constexpr size_t kBatch = 64;
+  uint64_t from = 0;
+  while (true) {
+    std::vector<uint64_t> seqs;
+    {
+      absl::MutexLock l(&mu_);
+      OUTBOX_RETURN_IF_ERROR(DbReady());
+      for (auto it = index_.seqs().lower_bound(from);
+           it != index_.seqs().end() && seqs.size() < kBatch; ++it) {
+        if (it->second.lane != QueueIndex::kNoLane) seqs.push_back(it->first);
+      }
+    }
+    if (seqs.empty()) return absl::OkStatus();
+    from = seqs.back() + 1;
+    DueEvents read;
+    ReadEntries(seqs, /*missing_is_error=*/false, &read);
+    for (PendingEvent& e : read.events) {
+      if (!visit(std::move(e))) return absl::OkStatus();
+    }
+    if (seqs.size() < kBatch) return absl::OkStatus();
   }
-  return absl::OkStatus();
 }
 
 absl::StatusOr<StoreImpl::StoredEntry> StoreImpl::ReadPendingLocked(
@@ -112,166 +175,12 @@ absl::StatusOr<StoreImpl::StoredEntry> StoreImpl::ReadPendingLocked(
   return stored;
 }
 
-absl::Status StoreImpl::RecordAttempt(const PendingEvent& event,
-                                      const AttemptRecord& attempt) {
-  absl::MutexLock l(&mu_);
-  OUTBOX_RETURN_IF_ERROR(WritableLocked());
-  OUTBOX_ASSIGN_OR_RETURN(StoredEntry stored, ReadPendingLocked(event));
-  storage::OutboxEntry entry = stored.entry;
-  entry.set_attempts(entry.attempts() + 1);
-  if (entry.first_attempt_unix_ms() == 0) {
-    entry.set_first_attempt_unix_ms(ToStoredMillis(Now()));
+uint64_t StoreImpl::HeadWithoutLocked(
+    const absl::flat_hash_set<uint64_t>& removed) const {
+  for (const auto& [seq, slot] : index_.seqs()) {
+    if (!removed.contains(seq)) return seq;
   }
-  entry.set_next_attempt_unix_ms(ToStoredMillis(attempt.next_attempt));
-  entry.set_last_error(attempt.error);
-  entry.set_last_http_status(attempt.http_status);
-  const std::string value = Encode(entry);
-  rocksdb::WriteBatch batch;
-  rocksdb::Status s = batch.Put(pending_, keys::Seq(event.seq), value);
-  if (!s.ok()) return FromRocks(s, "recording an attempt");
-  storage::QueueState next = state_;
-  queue_state::Resize(stored.value.size(), value.size(), &next);
-  internal::CrashPoint(internal::kAttemptBeforeWrite);
-  OUTBOX_RETURN_IF_ERROR(
-      WriteLocked(&batch, next, "recording a delivery attempt"));
-  index_.Reschedule(event.seq, entry.ordering_key(),
-                    stored.entry.next_attempt_unix_ms(),
-                    entry.next_attempt_unix_ms());
-  return absl::OkStatus();
-}
-
-absl::Status StoreImpl::MarkDelivered(const PendingEvent& event) {
-  absl::MutexLock l(&mu_);
-  OUTBOX_RETURN_IF_ERROR(WritableLocked());
-  OUTBOX_ASSIGN_OR_RETURN(StoredEntry stored, ReadPendingLocked(event));
-  rocksdb::WriteBatch batch;
-  rocksdb::Status s = batch.Delete(pending_, keys::Seq(event.seq));
-  if (!s.ok()) return FromRocks(s, "marking delivered");
-  storage::QueueState next = state_;
-  OUTBOX_RETURN_IF_ERROR(
-      RemovePendingLocked(event.seq, stored.value.size(), &next));
-  next.set_delivered_total(next.delivered_total() + 1);
-  internal::CrashPoint(internal::kDeliveredBeforeWrite);
-  OUTBOX_RETURN_IF_ERROR(
-      WriteLocked(&batch, next, "marking an event delivered"));
-  index_.Remove(event.seq, stored.entry.ordering_key(),
-                stored.entry.next_attempt_unix_ms());
-  return absl::OkStatus();
-}
-
-absl::Status StoreImpl::BuryLocked(uint64_t seq, size_t bytes,
-                                   const std::string& dead_key,
-                                   const storage::DeadLetter& dead,
-                                   absl::string_view what) {
-  rocksdb::WriteBatch batch;
-  rocksdb::Status s = batch.Delete(pending_, keys::Seq(seq));
-  if (s.ok()) s = batch.Put(dead_, dead_key, Encode(dead));
-  if (!s.ok()) return FromRocks(s, what);
-  storage::QueueState next = state_;
-  OUTBOX_RETURN_IF_ERROR(RemovePendingLocked(seq, bytes, &next));
-  next.set_dead_count(next.dead_count() + 1);
-  internal::CrashPoint(internal::kDeadLetterBeforeWrite);
-  return WriteLocked(&batch, next, what);
-}
-
-absl::Status StoreImpl::MoveToDeadLetters(const PendingEvent& event,
-                                          absl::string_view reason) {
-  absl::MutexLock l(&mu_);
-  OUTBOX_RETURN_IF_ERROR(WritableLocked());
-  OUTBOX_ASSIGN_OR_RETURN(StoredEntry stored, ReadPendingLocked(event));
-  storage::DeadLetter dead;
-  *dead.mutable_entry() = stored.entry;
-  dead.mutable_entry()->set_state(storage::ENTRY_STATE_DEAD);
-  dead.set_reason(std::string(reason));
-  dead.set_dead_unix_ms(ToStoredMillis(Now()));
-  OUTBOX_RETURN_IF_ERROR(BuryLocked(event.seq, stored.value.size(), event.id,
-                                    dead,
-                                    "moving an event to the dead letters"));
-  index_.Remove(event.seq, stored.entry.ordering_key(),
-                stored.entry.next_attempt_unix_ms());
-  return absl::OkStatus();
-}
-
-absl::Status StoreImpl::Quarantine(uint64_t seq) {
-  absl::MutexLock l(&mu_);
-  OUTBOX_RETURN_IF_ERROR(WritableLocked());
-  std::string value;
-  rocksdb::Status s =
-      db_->Get(rocksdb::ReadOptions(), pending_, keys::Seq(seq), &value);
-  if (s.IsNotFound()) {
-    return absl::NotFoundError(
-        absl::StrCat("no pending entry at seq ", seq, " to quarantine"));
-  }
-  if (!s.ok()) return FromRocks(s, "reading a pending entry");
-  absl::StatusOr<storage::OutboxEntry> decoded = DecodePendingEntry(seq, value);
-  if (decoded.ok()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("pending entry at seq ", seq, " decodes fine (event ",
-                     decoded->event_id(), "); use MoveToDeadLetters"));
-  }
-  storage::DeadLetter dead;
-  const std::string id = absl::StrCat("undecodable-", keys::SeqForHumans(seq));
-  dead.mutable_entry()->set_seq(seq);
-  dead.mutable_entry()->set_event_id(id);
-  dead.mutable_entry()->set_state(storage::ENTRY_STATE_DEAD);
-  dead.set_reason(std::string(decoded.status().message()));
-  dead.set_dead_unix_ms(ToStoredMillis(Now()));
-  dead.set_undecodable_value(value);
-  OUTBOX_RETURN_IF_ERROR(BuryLocked(seq, value.size(), id, dead,
-                                    "quarantining an undecodable entry"));
-  index_.RemoveUndecodable(seq);
-  return absl::OkStatus();
-}
-
-absl::Status StoreImpl::Replay(absl::string_view event_id) {
-  std::string replayed_id(event_id);
-  {
-    absl::MutexLock l(&mu_);
-    OUTBOX_RETURN_IF_ERROR(WritableLocked());
-    std::string value;
-    rocksdb::Status s =
-        db_->Get(rocksdb::ReadOptions(), dead_, replayed_id, &value);
-    if (s.IsNotFound()) {
-      return absl::NotFoundError(
-          absl::StrCat("no dead letter with id ", event_id));
-    }
-    if (!s.ok()) return FromRocks(s, "reading a dead letter");
-    storage::DeadLetter dead;
-    OUTBOX_RETURN_IF_ERROR(
-        DecodeStored(keys::kDeadFamily, event_id, value, &dead));
-    if (!dead.undecodable_value().empty()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("dead letter ", event_id,
-                       " holds an undecodable entry and cannot "
-                       "be replayed"));
-    }
-    // A replayed event goes to the end of the queue under a new seq, keeping
-    // its id: receivers that saw an earlier attempt deduplicate it.
-    storage::OutboxEntry entry = dead.entry();
-    storage::QueueState next = state_;
-    entry.set_seq(next.next_seq());
-    entry.set_state(storage::ENTRY_STATE_PENDING);
-    entry.set_attempts(0);
-    entry.set_first_attempt_unix_ms(0);
-    entry.set_next_attempt_unix_ms(ToStoredMillis(Now()));
-    entry.set_last_error("");
-    entry.set_last_http_status(0);
-    const std::string pending_value = Encode(entry);
-    queue_state::Append(pending_value.size(), &next);
-    next.set_dead_count(queue_state::SaturatingSub(next.dead_count(), 1));
-    OUTBOX_RETURN_IF_ERROR(queue_state::CheckCapacity(
-        next, options_, absl::StrCat("replaying dead letter ", event_id)));
-    rocksdb::WriteBatch batch;
-    s = batch.Put(pending_, keys::Seq(entry.seq()), pending_value);
-    if (s.ok()) s = batch.Delete(dead_, replayed_id);
-    if (!s.ok()) return FromRocks(s, "replaying a dead letter");
-    internal::CrashPoint(internal::kReplayBeforeWrite);
-    OUTBOX_RETURN_IF_ERROR(
-        WriteLocked(&batch, next, "replaying a dead letter"));
-    index_.Add(entry.seq(), entry.ordering_key(), entry.next_attempt_unix_ms());
-  }
-  Wake();
-  return absl::OkStatus();
+  return state_.next_seq();
 }
 
 }  // namespace outbox

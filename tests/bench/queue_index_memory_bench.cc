@@ -27,12 +27,13 @@ size_t HeapInUse() {
 double BytesPerEvent(int n, int keys) {
   const size_t before = HeapInUse();
   auto* index = new QueueIndex();
+  const uint32_t lane = index->LaneOf("", "sale.created");
   for (int i = 0; i < n; ++i) {
     const std::string key = keys > 0 ? absl::StrCat("till-", i % keys) : "";
-    index->Add(static_cast<uint64_t>(i), key, 1767225600000 + i);
+    index->Add(static_cast<uint64_t>(i), key, lane, 1767225600000 + i);
   }
   const size_t after = HeapInUse();
-  EXPECT_EQ(index->ready().size(), static_cast<size_t>(keys > 0 ? keys : n));
+  EXPECT_EQ(index->ready_count(), static_cast<size_t>(keys > 0 ? keys : n));
   delete index;
   return static_cast<double>(after - before) / n;
 }

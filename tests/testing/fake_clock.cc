@@ -11,9 +11,15 @@ absl::Time FakeClock::Now() {
   return now_;
 }
 
+absl::Duration FakeClock::Monotonic() {
+  absl::MutexLock l(&mu_);
+  return monotonic_;
+}
+
 void FakeClock::Advance(absl::Duration d) {
   absl::MutexLock l(&mu_);
   now_ += d;
+  if (d > absl::ZeroDuration()) monotonic_ += d;
 }
 
 void FakeClock::Set(absl::Time t) {

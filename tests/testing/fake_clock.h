@@ -10,19 +10,26 @@
 
 namespace outbox::testing {
 
-// A clock that moves only when told to. Thread-safe.
+// A clock that moves only when told to: a wall clock and a monotonic one.
+// Thread-safe.
 class FakeClock final : public Clock {
  public:
   // Starts at 2026-01-01T00:00:00Z unless told otherwise.
   explicit FakeClock(absl::Time start = absl::FromUnixSeconds(1767225600));
 
   absl::Time Now() override ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Duration Monotonic() override ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Time passes: both clocks move by `d` (>= 0).
   void Advance(absl::Duration d) ABSL_LOCKS_EXCLUDED(mu_);
+  // The wall clock is set to `t` (NTP, an operator, a stale RTC), by any
+  // amount either way; the monotonic clock does not move.
   void Set(absl::Time t) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   absl::Mutex mu_;
   absl::Time now_ ABSL_GUARDED_BY(mu_);
+  absl::Duration monotonic_ ABSL_GUARDED_BY(mu_) = absl::Hours(1);
 };
 
 }  // namespace outbox::testing

@@ -50,9 +50,15 @@ class FailingReplayStore final : public Store {
     return base_->Get(t, k);
   }
   absl::StatusOr<DueEvents> NextDue(
-      size_t limit, absl::FunctionRef<bool(const PendingEvent&)> e) override {
-    return base_->NextDue(limit, e);
+      size_t limit, absl::FunctionRef<LaneGate(const Lane&)> gate,
+      absl::FunctionRef<bool(uint64_t)> skip) override {
+    return base_->NextDue(limit, gate, skip);
   }
+  absl::StatusOr<SettleResult> Settle(
+      const std::vector<Settlement>& s) override {
+    return base_->Settle(s);
+  }
+  absl::Status Sync() override { return base_->Sync(); }
   absl::Status RecordAttempt(const PendingEvent& e,
                              const AttemptRecord& a) override {
     return base_->RecordAttempt(e, a);

@@ -61,6 +61,11 @@ struct PendingEvent {
   // Failed delivery attempts so far, and what the last one said.
   uint32_t attempts = 0;
   absl::Time first_attempt = absl::InfinitePast();  // InfinitePast: none yet
+  absl::Time last_attempt = absl::InfinitePast();   // InfinitePast: none yet
+  // How long the event has been retried: the gaps between its attempts,
+  // each counted as the agent measured it (see AttemptRecord::retry_age), so
+  // that a wall clock set forward does not age it by years at once.
+  absl::Duration retry_age = absl::ZeroDuration();
   std::string last_error;
   int last_http_status = 0;  // 0: no HTTP answer
 };

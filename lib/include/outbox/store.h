@@ -52,8 +52,11 @@ struct DueEvents {
   // They block nothing.
   std::vector<UnreadableEntry> unreadable;
   // The earliest time an event that is waiting for its retry time becomes
-  // due (absl::InfiniteFuture() if none): when to look again.
+  // due (absl::InfiniteFuture() if none): when to look again. `wait` is the
+  // same as a delay from now, measured on the monotonic clock: schedule with
+  // it, since the wall clock may be set at any moment.
   absl::Time next_due = absl::InfiniteFuture();
+  absl::Duration wait = absl::InfiniteDuration();
 };
 
 // Outcome of one failed delivery attempt, for Store::RecordAttempt.
@@ -61,6 +64,48 @@ struct AttemptRecord {
   std::string error;        // short, never containing payload or secrets
   int http_status = 0;      // 0: no HTTP answer
   absl::Time next_attempt;  // when the event is due again
+  // The event's retry age after this attempt (PendingEvent::retry_age);
+  // InfiniteDuration() keeps the one the store computes: the wall-clock time
+  // since the previous attempt added to the stored age.
+  absl::Duration retry_age = absl::InfiniteDuration();
+};
+
+// A lane: the pending events that share a destination name (Event::
+// destination, often empty) and an event type. The agent routes a lane as a
+// whole, so NextDue asks once per lane whether its events may go.
+struct Lane {
+  uint32_t id = 0;  // dense, stable while the store is open
+  absl::string_view destination;
+  absl::string_view type;
+};
+
+// What NextDue may take from a lane.
+enum class LaneGate {
+  kClosed,  // nothing (destination paused or unreachable)
+  kOne,     // at most one event (a probe of an unreachable destination)
+  kOpen,    // as many as are due
+};
+
+// What the delivery of one event came to, for Store::Settle.
+struct Settlement {
+  enum class Kind {
+    kDelivered,   // removed from the queue, counted in delivered_total
+    kAttempt,     // a failed attempt: `attempt` recorded, due again later
+    kDeadLetter,  // `attempt` recorded as the last one, then dead-lettered
+    kDeadLetterUnsent,  // dead-lettered as it is (it could not be sent)
+  };
+  Kind kind = Kind::kDelivered;
+  PendingEvent event;     // as NextDue returned it
+  AttemptRecord attempt;  // kAttempt and kDeadLetter
+  std::string reason;     // kDeadLetter*: why it was given up
+};
+
+// What Store::Settle did.
+struct SettleResult {
+  size_t applied = 0;
+  // Events that were no longer pending (delivered or dead-lettered already,
+  // or listed twice): nothing was written for them.
+  std::vector<std::string> not_pending;
 };
 
 // Figures about the queue, from Store::GetStats.
@@ -140,15 +185,42 @@ class Store {
 
   // Returns up to `limit` events that are due now: pending, next_attempt <=
   // now, and first of their ordering key (no earlier pending event with the
-  // same key). `eligible` lets the caller skip events it is already sending
-  // or whose destination is paused; skipped events still block later events
-  // of their ordering key.
+  // same key), in (due time, commit) order. `gate` is called once for each
+  // lane that has an event due and says how many of its events may be taken;
+  // `skip` lets the caller pass over events it is already sending. Events of
+  // a closed lane and skipped events still hold later events of their
+  // ordering key. The work done grows with the lanes and with `limit`, never
+  // with events that are not taken: a closed lane costs one call.
+  // Due times are kept on a monotonic clock while the store is open, so a
+  // wall clock set back or forward neither stalls nor rushes the queue; at
+  // open, a stored due time that lies further ahead than its own delay (the
+  // clock went back since it was written) is shortened to that delay.
   virtual absl::StatusOr<DueEvents> NextDue(
-      size_t limit, absl::FunctionRef<bool(const PendingEvent&)> eligible) = 0;
+      size_t limit, absl::FunctionRef<LaneGate(const Lane&)> gate,
+      absl::FunctionRef<bool(uint64_t seq)> skip) = 0;
   absl::StatusOr<DueEvents> NextDue(size_t limit) {
-    return NextDue(limit, [](const PendingEvent&) { return true; });
+    return NextDue(
+        limit, [](const Lane&) { return LaneGate::kOpen; },
+        [](uint64_t) { return false; });
   }
 
+  // Applies the outcome of several deliveries in one write: the agent
+  // settles everything one round of its loop finished at once.
+  // Durability: the write is NOT fsync'ed, whatever Options::sync says. It
+  // becomes durable when any later synced write (a Commit with Options::sync,
+  // or Sync()) returns; a power cut before that may lose it, and then the
+  // events are pending again and are sent again with the same ids, which the
+  // at-least-once promise allows. Each write is still all or nothing.
+  // Errors: as MarkDelivered; events no longer pending are listed in
+  // SettleResult::not_pending instead of failing the call.
+  virtual absl::StatusOr<SettleResult> Settle(
+      const std::vector<Settlement>& settlements) = 0;
+
+  // Makes every write that returned before this call durable (one fsync of
+  // the log, shared with concurrent writers). Errors: as Commit.
+  virtual absl::Status Sync() = 0;
+
+  // The single-event forms of Settle, synced like Commit (Options::sync).
   // Records a failed delivery attempt: attempts + 1, the error, and when to
   // try again. Errors: kNotFound if the event is no longer pending.
   virtual absl::Status RecordAttempt(const PendingEvent& event,

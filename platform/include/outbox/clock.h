@@ -10,7 +10,7 @@
 
 namespace outbox {
 
-// A source of wall-clock time.
+// A source of wall-clock time, and of a monotonic clock for intervals.
 //
 // Implementations must be safe for concurrent use by multiple threads: the
 // store and the delivery agent read the clock from different threads.
@@ -18,8 +18,16 @@ class Clock {
  public:
   virtual ~Clock() = default;
 
-  // Returns the current wall-clock time.
+  // Returns the current wall-clock time. It may jump: boards without a
+  // real-time clock boot with a stale time and are corrected by NTP later.
   virtual absl::Time Now() = 0;
+
+  // Returns the time on a clock that only moves forward at a steady rate
+  // (CLOCK_MONOTONIC), from an arbitrary origin: only differences mean
+  // anything. The store and the agent schedule with it, so that setting the
+  // wall clock neither stalls nor rushes deliveries. The default reads Now(),
+  // which gives no such protection; the system clock overrides it.
+  virtual absl::Duration Monotonic() { return Now() - absl::UnixEpoch(); }
 };
 
 // Returns the system clock (absl::Now()). Never null; lives for the whole

@@ -1,0 +1,301 @@
+// Copyright (c) edge-outbox authors.
+//
+// The queue writes of StoreImpl: settling deliveries (delivered, failed
+// attempt, dead letter) in one batch, quarantine and replay.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "lib/codec.h"
+#include "lib/crash_points.h"
+#include "lib/keys.h"
+#include "lib/queue_state.h"
+#include "lib/rocks_status.h"
+#include "lib/status_macros.h"
+#include "lib/store_impl.h"
+
+namespace outbox {
+namespace {
+
+// `entry` after the failed attempt `attempt` made at `now`.
+storage::OutboxEntry AfterAttempt(const storage::OutboxEntry& entry,
+                                  const AttemptRecord& attempt,
+                                  absl::Time now) {
+  storage::OutboxEntry e = entry;
+  const int64_t now_ms = ToStoredMillis(now);
+  e.set_attempts(e.attempts() + 1);
+  if (e.first_attempt_unix_ms() == 0) e.set_first_attempt_unix_ms(now_ms);
+  if (attempt.retry_age != absl::InfiniteDuration()) {
+    e.set_retry_age_ms(absl::ToInt64Milliseconds(attempt.retry_age));
+  } else if (entry.attempts() > 0) {
+    // The wall-clock gap since the previous attempt (entries written before
+    // last_attempt existed count from the first); never negative.
+    const int64_t previous = entry.last_attempt_unix_ms() != 0
+                                 ? entry.last_attempt_unix_ms()
+                                 : entry.first_attempt_unix_ms();
+    e.set_retry_age_ms(e.retry_age_ms() +
+                       std::max<int64_t>(0, now_ms - previous));
+  }
+  e.set_last_attempt_unix_ms(now_ms);
+  e.set_next_attempt_unix_ms(ToStoredMillis(attempt.next_attempt));
+  e.set_last_error(attempt.error);
+  e.set_last_http_status(attempt.http_status);
+  return e;
+}
+
+storage::DeadLetter MakeDeadLetter(const storage::OutboxEntry& entry,
+                                   absl::string_view reason, absl::Time now) {
+  storage::DeadLetter dead;
+  *dead.mutable_entry() = entry;
+  dead.mutable_entry()->set_state(storage::ENTRY_STATE_DEAD);
+  dead.set_reason(std::string(reason));
+  dead.set_dead_unix_ms(ToStoredMillis(now));
+  return dead;
+}
+
+}  // namespace
+
+// What SettleLocked builds: the batch, the queue state after it, and the
+// index changes to apply once it is durable.
+struct StoreImpl::SettleBuild {
+  struct IndexChange {
+    uint64_t seq;
+    std::string ordering_key;
+    bool remove;
+    int64_t due_ms;  // the new next-attempt time, when !remove
+  };
+  rocksdb::WriteBatch batch;
+  storage::QueueState next;
+  absl::flat_hash_set<uint64_t> removed;
+  std::vector<IndexChange> changes;
+  bool delivered = false, attempted = false, buried = false;
+};
+
+absl::StatusOr<SettleResult> StoreImpl::Settle(
+    const std::vector<Settlement>& settlements) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  absl::MutexLock l(&mu_);
+  return SettleLocked(settlements, /*sync=*/false);
+}
+
+absl::StatusOr<SettleResult> StoreImpl::SettleLocked(
+    const std::vector<Settlement>& settlements, bool sync) {
+  SerialWrite serial(this);
+  OUTBOX_RETURN_IF_ERROR(WritableLocked());
+  SettleResult result;
+  SettleBuild build;
+  build.next = tail_;
+  const absl::Time now = Now();
+  absl::flat_hash_set<uint64_t> seen;
+  for (const Settlement& st : settlements) {
+    absl::StatusOr<StoredEntry> stored =
+        seen.insert(st.event.seq).second ? ReadPendingLocked(st.event)
+                                         : absl::NotFoundError("listed twice");
+    if (absl::IsNotFound(stored.status())) {
+      result.not_pending.push_back(st.event.id);
+      continue;
+    }
+    if (!stored.ok()) return stored.status();
+    OUTBOX_RETURN_IF_ERROR(AddSettlementLocked(st, *stored, now, &build));
+    ++result.applied;
+  }
+  if (result.applied == 0) return result;
+  if (!build.removed.empty()) {
+    build.next.set_head_seq(HeadWithoutLocked(build.removed));
+  }
+  if (build.delivered) internal::CrashPoint(internal::kDeliveredBeforeWrite);
+  if (build.attempted) internal::CrashPoint(internal::kAttemptBeforeWrite);
+  if (build.buried) internal::CrashPoint(internal::kDeadLetterBeforeWrite);
+  const int64_t now_ms = ToStoredMillis(now);
+  OUTBOX_RETURN_IF_ERROR(
+      WriteLocked(build.batch, build.next, "settling deliveries", sync, [&] {
+        for (const SettleBuild::IndexChange& c : build.changes) {
+          if (c.remove) {
+            index_.Remove(c.seq, c.ordering_key);
+          } else {
+            index_.Reschedule(c.seq, c.ordering_key,
+                              IndexDue(c.due_ms, now_ms));
+          }
+        }
+      }));
+  return result;
+}
+
+absl::Status StoreImpl::AddSettlementLocked(const Settlement& st,
+                                            const StoredEntry& stored,
+                                            absl::Time now,
+                                            SettleBuild* build) {
+  const uint64_t seq = st.event.seq;
+  const std::string key = keys::Seq(seq);
+  rocksdb::Status s;
+  if (st.kind == Settlement::Kind::kAttempt) {
+    const storage::OutboxEntry entry =
+        AfterAttempt(stored.entry, st.attempt, now);
+    const std::string value = Encode(entry);
+    s = build->batch.Put(pending_, key, value);
+    queue_state::Resize(stored.value.size(), value.size(), &build->next);
+    build->changes.push_back({seq, stored.entry.ordering_key(), false,
+                              entry.next_attempt_unix_ms()});
+    build->attempted = true;
+    return FromRocks(s, "recording a delivery attempt");
+  }
+  s = build->batch.Delete(pending_, key);
+  queue_state::Remove(stored.value.size(), &build->next);
+  build->removed.insert(seq);
+  build->changes.push_back({seq, stored.entry.ordering_key(), true, 0});
+  if (st.kind == Settlement::Kind::kDelivered) {
+    build->next.set_delivered_total(build->next.delivered_total() + 1);
+    build->delivered = true;
+    return FromRocks(s, "marking an event delivered");
+  }
+  // A dead letter keeps its last attempt: its HTTP status and the count.
+  const storage::OutboxEntry last =
+      st.kind == Settlement::Kind::kDeadLetter
+          ? AfterAttempt(stored.entry, st.attempt, now)
+          : stored.entry;
+  if (s.ok()) {
+    s = build->batch.Put(dead_, st.event.id,
+                         Encode(MakeDeadLetter(last, st.reason, now)));
+  }
+  build->next.set_dead_count(build->next.dead_count() + 1);
+  build->buried = true;
+  return FromRocks(s, "moving an event to the dead letters");
+}
+
+absl::Status StoreImpl::SettleOne(Settlement settlement) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  absl::MutexLock l(&mu_);
+  OUTBOX_ASSIGN_OR_RETURN(const SettleResult result,
+                          SettleLocked({settlement}, options_.sync));
+  if (result.applied == 0) {
+    return absl::NotFoundError(absl::StrCat(
+        "event ", settlement.event.id, " (seq ", settlement.event.seq,
+        ") is not pending: already delivered or dead-lettered"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StoreImpl::MarkDelivered(const PendingEvent& event) {
+  Settlement st;
+  st.kind = Settlement::Kind::kDelivered;
+  st.event = event;
+  return SettleOne(std::move(st));
+}
+
+absl::Status StoreImpl::RecordAttempt(const PendingEvent& event,
+                                      const AttemptRecord& attempt) {
+  Settlement st;
+  st.kind = Settlement::Kind::kAttempt;
+  st.event = event;
+  st.attempt = attempt;
+  return SettleOne(std::move(st));
+}
+
+absl::Status StoreImpl::MoveToDeadLetters(const PendingEvent& event,
+                                          absl::string_view reason) {
+  Settlement st;
+  st.kind = Settlement::Kind::kDeadLetterUnsent;
+  st.event = event;
+  st.reason = std::string(reason);
+  return SettleOne(std::move(st));
+}
+
+absl::Status StoreImpl::Quarantine(uint64_t seq) {
+  absl::MutexLock l(&mu_);
+  SerialWrite serial(this);
+  OUTBOX_RETURN_IF_ERROR(WritableLocked());
+  std::string value;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), pending_, keys::Seq(seq), &value);
+  if (s.IsNotFound()) {
+    return absl::NotFoundError(
+        absl::StrCat("no pending entry at seq ", seq, " to quarantine"));
+  }
+  if (!s.ok()) return FromRocks(s, "reading a pending entry");
+  absl::StatusOr<storage::OutboxEntry> decoded = DecodePendingEntry(seq, value);
+  if (decoded.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("pending entry at seq ", seq, " decodes fine (event ",
+                     decoded->event_id(), "); use MoveToDeadLetters"));
+  }
+  storage::DeadLetter dead;
+  const std::string id = absl::StrCat("undecodable-", keys::SeqForHumans(seq));
+  dead.mutable_entry()->set_seq(seq);
+  dead.mutable_entry()->set_event_id(id);
+  dead.mutable_entry()->set_state(storage::ENTRY_STATE_DEAD);
+  dead.set_reason(std::string(decoded.status().message()));
+  dead.set_dead_unix_ms(ToStoredMillis(Now()));
+  dead.set_undecodable_value(value);
+  rocksdb::WriteBatch batch;
+  s = batch.Delete(pending_, keys::Seq(seq));
+  if (s.ok()) s = batch.Put(dead_, id, Encode(dead));
+  if (!s.ok()) return FromRocks(s, "quarantining an undecodable entry");
+  storage::QueueState next = tail_;
+  queue_state::Remove(value.size(), &next);
+  next.set_dead_count(next.dead_count() + 1);
+  next.set_head_seq(HeadWithoutLocked({seq}));
+  internal::CrashPoint(internal::kDeadLetterBeforeWrite);
+  return WriteLocked(batch, next, "quarantining an undecodable entry",
+                     options_.sync,
+                     [this, seq] { index_.RemoveUndecodable(seq); });
+}
+
+absl::Status StoreImpl::Replay(absl::string_view event_id) {
+  {
+    absl::MutexLock l(&mu_);
+    SerialWrite serial(this);
+    OUTBOX_RETURN_IF_ERROR(WritableLocked());
+    const std::string id(event_id);
+    std::string value;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), dead_, id, &value);
+    if (s.IsNotFound()) {
+      return absl::NotFoundError(
+          absl::StrCat("no dead letter with id ", event_id));
+    }
+    if (!s.ok()) return FromRocks(s, "reading a dead letter");
+    storage::DeadLetter dead;
+    OUTBOX_RETURN_IF_ERROR(
+        DecodeStored(keys::kDeadFamily, event_id, value, &dead));
+    if (!dead.undecodable_value().empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("dead letter ", event_id,
+                       " holds an undecodable entry and cannot be replayed"));
+    }
+    // A replayed event goes to the end of the queue under a new seq, keeping
+    // its id: receivers that saw an earlier attempt deduplicate it.
+    storage::OutboxEntry entry = dead.entry();
+    storage::QueueState next = tail_;
+    const absl::Time now = Now();
+    entry.set_seq(next.next_seq());
+    entry.set_state(storage::ENTRY_STATE_PENDING);
+    entry.set_attempts(0);
+    entry.set_first_attempt_unix_ms(0);
+    entry.set_last_attempt_unix_ms(0);
+    entry.set_retry_age_ms(0);
+    entry.set_next_attempt_unix_ms(ToStoredMillis(now));
+    entry.set_last_error("");
+    entry.set_last_http_status(0);
+    const std::string pending_value = Encode(entry);
+    queue_state::Append(pending_value.size(), &next);
+    next.set_dead_count(queue_state::SaturatingSub(next.dead_count(), 1));
+    OUTBOX_RETURN_IF_ERROR(queue_state::CheckCapacity(
+        next, options_, absl::StrCat("replaying dead letter ", event_id)));
+    rocksdb::WriteBatch batch;
+    s = batch.Put(pending_, keys::Seq(entry.seq()), pending_value);
+    if (s.ok()) s = batch.Delete(dead_, id);
+    if (!s.ok()) return FromRocks(s, "replaying a dead letter");
+    internal::CrashPoint(internal::kReplayBeforeWrite);
+    const int64_t now_ms = ToStoredMillis(now);
+    OUTBOX_RETURN_IF_ERROR(
+        WriteLocked(batch, next, "replaying a dead letter", options_.sync, [&] {
+          IndexEntryLocked(entry,
+                           IndexDue(entry.next_attempt_unix_ms(), now_ms));
+        }));
+  }
+  Wake();
+  return absl::OkStatus();
+}
+
+}  // namespace outbox
