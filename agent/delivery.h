@@ -39,7 +39,8 @@ struct Decision {
     kRetry,             // RecordAttempt(error, http_status, next_attempt)
     kDeadLetter,        // MoveToDeadLetters(error)
     kPauseDestination,  // RecordAttempt, then stop sending to the destination
-    kOffline,           // never reached the receiver: not an attempt
+    kOffline,           // never reached the receiver, or TLS refused the
+                        // peer before anything was sent: not an attempt
   };
   Kind kind = Kind::kRetry;
   std::string error;  // for the store and logs; no payload, no secrets
@@ -50,7 +51,9 @@ struct Decision {
 // Decides from `result` what happens to `event` (whose `attempts` counts the
 // failed attempts before this one). Outcomes follow Classify() in
 // retry_policy.h; transport errors after the request left are retried;
-// GiveUp() turns a retry into a dead letter.
+// GiveUp() turns a retry into a dead letter. A request that never reached
+// the receiver, and a TLS failure (kFailedPrecondition: the request cannot
+// have left), are kOffline.
 Decision Decide(const HttpResult& result, const PendingEvent& event,
                 const RetryPolicy& policy, absl::Time now, absl::BitGenRef gen);
 

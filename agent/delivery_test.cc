@@ -301,6 +301,22 @@ TEST_F(DecideTest, NeverReachedTheReceiverIsNotAnAttempt) {
   EXPECT_THAT(d.error, HasSubstr("refused"));
 }
 
+// The handshake is where the peer is checked, and curl writes no request
+// byte before it completes: a peer that fails verification got nothing.
+TEST_F(DecideTest, TlsVerificationFailureIsNotAnAttempt) {
+  PendingEvent e = SaleEvent();
+  e.attempts = RetryPolicy().max_attempts - 1;  // one more would give up
+  HttpResult r;
+  r.transport = absl::FailedPreconditionError(
+      "POST https://h/: SSL peer certificate was not OK; set "
+      "TlsOptions::ca_file");
+  r.offline = false;
+  const Decision d = DecideNow(r, e);
+  EXPECT_EQ(d.kind, Decision::Kind::kOffline);
+  EXPECT_THAT(d.error, HasSubstr("TLS"));
+  EXPECT_THAT(d.error, HasSubstr("ca_file"));
+}
+
 TEST_F(DecideTest, MaxAttemptsReachedIsDeadLettered) {
   RetryPolicy policy;
   policy.max_attempts = 5;
