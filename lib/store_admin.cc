@@ -46,7 +46,8 @@ absl::StatusOr<DeadLetter> StoreImpl::DecodeDeadLetter(
   out.event = ToPendingEvent(dead.entry());
   out.reason = dead.reason();
   out.dead_at = FromStoredMillis(dead.dead_unix_ms());
-  out.undecodable = !dead.undecodable_value().empty();
+  out.undecodable = IsUndecodable(dead);
+  if (out.undecodable) out.undecodable_value = dead.undecodable_value();
   return out;
 }
 
@@ -93,6 +94,7 @@ absl::StatusOr<std::vector<DeadLetter>> StoreImpl::ListDeadLetters(
       damaged.event.id = it->key().ToString();
       damaged.reason = std::string(dead.status().message());
       damaged.undecodable = true;
+      damaged.undecodable_value = it->value().ToString();
       out.push_back(std::move(damaged));
       continue;
     }
