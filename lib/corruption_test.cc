@@ -166,6 +166,46 @@ TEST_F(CorruptionTest, EmptyQuarantineOfAnOlderStoreIsNotReplayed) {
   EXPECT_EQ(store_->GetStats()->pending_events, 0u);
 }
 
+// Age never deletes the only copy of damaged bytes: an operator must.
+TEST_F(CorruptionTest, PurgeByAgeKeepsUndecodableDeadLetters) {
+  CommitEvent(MakeEvent("t"));
+  WriteRaw(keys::kPendingFamily, keys::Seq(0), "\xff\xff damaged");
+  Reopen();
+  WriteRaw(keys::kDeadFamily, "damaged-id", "\xff\xfe");
+  Reopen();
+  ASSERT_OUTBOX_OK(store_->Quarantine(0));
+  clock_.Advance(absl::Hours(10000));
+  auto purged = store_->PurgeDeadLetters(clock_.Now());
+  ASSERT_OUTBOX_OK(purged);
+  EXPECT_EQ(*purged, 0u);
+  Reopen();
+  auto dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  ASSERT_EQ(dead->size(), 2u);
+  for (const DeadLetter& d : *dead) EXPECT_TRUE(d.undecodable) << d.event.id;
+  EXPECT_EQ(store_->GetStats()->dead_letters_purged, 0u);
+}
+
+TEST_F(CorruptionTest, PurgeDeadLetterByIdDeletesUndecodableOnes) {
+  CommitEvent(MakeEvent("t"));
+  WriteRaw(keys::kPendingFamily, keys::Seq(0), "\xff\xff damaged");
+  Reopen();
+  WriteRaw(keys::kDeadFamily, "damaged-id", "\xff\xfe");
+  Reopen();
+  ASSERT_OUTBOX_OK(store_->Quarantine(0));
+  auto dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  ASSERT_EQ(dead->size(), 2u);
+  for (const DeadLetter& d : *dead) {
+    ASSERT_OUTBOX_OK(store_->PurgeDeadLetter(d.event.id)) << d.event.id;
+  }
+  Reopen();
+  dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  EXPECT_TRUE(dead->empty());
+  EXPECT_EQ(store_->GetStats()->dead_letters_purged, 2u);
+}
+
 TEST_F(CorruptionTest, QuarantineRefusesAGoodEntry) {
   CommitEvent(MakeEvent("t"));
   EXPECT_STATUS_CODE(store_->Quarantine(0),

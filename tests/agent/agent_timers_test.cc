@@ -2,11 +2,11 @@
 //
 // The agent's own schedule, in process: probing an unreachable receiver (one
 // probe at a time per destination, probe_interval_min doubling to
-// probe_interval_max, at once on a network change). The receiver is the
-// recording transport and time is a fake clock that only the test moves, so
-// "not yet" and "now" are exact: each RunOnce() does what is ready at the fake
-// time and never waits, except where a test waits for a real netlink
-// notification.
+// probe_interval_max, at once on a network change) and the dead-letter
+// retention. The receiver is the recording transport and time is a fake
+// clock that only the test moves, so "not yet" and "now" are exact: each
+// RunOnce() does what is ready at the fake time and never waits, except
+// where a test waits for a real netlink notification.
 
 #include <algorithm>
 #include <iostream>
@@ -196,6 +196,32 @@ TEST_F(AgentTimersTest, NetworkChangeProbesAtOnce) {
   if (!run.missing.empty()) OUTBOX_SKIP_WITHOUT(run.missing, run.why);
   EXPECT_EQ(run.probes_before_change, 0u);
   EXPECT_EQ(run.probes_after_change, 1u);
+}
+
+TEST_F(AgentTimersTest, RetentionDeletesOldDeadLettersAndCountsThem) {
+  CommitEvent(MakeEvent("sale"));
+  ASSERT_OUTBOX_OK(store_->MoveToDeadLetters(OnlyDue(), "rejected"));
+  clock_.Advance(absl::Hours(10));
+  const std::string young = CommitEvent(MakeEvent("sale"));
+  ASSERT_OUTBOX_OK(store_->MoveToDeadLetters(OnlyDue(), "rejected"));
+  clock_.Advance(absl::Hours(15));  // the first is 25 h dead, the second 15 h
+  auto agent = MakeAgent(R"(
+    destinations { name: "sink" url: "http://sink.test/" }
+    routes { event_type: "*" destination: "sink" }
+    agent { dead_letter_retention: "24h" }
+  )");
+  ASSERT_NE(agent, nullptr);
+  ASSERT_OUTBOX_OK(agent->RunOnce());
+  auto dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  ASSERT_EQ(dead->size(), 1u);
+  EXPECT_EQ((*dead)[0].event.id, young);
+  agent.reset();
+  Reopen();
+  auto stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->dead_letters_purged, 1u);
+  EXPECT_EQ(stats->dead_letters, 1u);
 }
 
 }  // namespace
