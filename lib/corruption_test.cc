@@ -63,6 +63,17 @@ class CorruptionTest : public testing::StoreTest {
       ASSERT_TRUE(db->Put(wo, families.at(family), key, value).ok());
     });
   }
+
+  // Both kinds of undecodable dead letter: a quarantined pending value, and
+  // a dead letter whose own value is damaged ("damaged-id").
+  void MakeTwoUndecodableDeadLetters() {
+    CommitEvent(MakeEvent("t"));
+    WriteRaw(keys::kPendingFamily, keys::Seq(0), "\xff\xff damaged");
+    Reopen();
+    WriteRaw(keys::kDeadFamily, "damaged-id", "\xff\xfe");
+    Reopen();
+    ASSERT_OUTBOX_OK(store_->Quarantine(0));
+  }
 };
 
 TEST_F(CorruptionTest, UndecodableEntryIsDataLossAndOthersStillFlow) {
@@ -168,12 +179,7 @@ TEST_F(CorruptionTest, EmptyQuarantineOfAnOlderStoreIsNotReplayed) {
 
 // Age never deletes the only copy of damaged bytes: an operator must.
 TEST_F(CorruptionTest, PurgeByAgeKeepsUndecodableDeadLetters) {
-  CommitEvent(MakeEvent("t"));
-  WriteRaw(keys::kPendingFamily, keys::Seq(0), "\xff\xff damaged");
-  Reopen();
-  WriteRaw(keys::kDeadFamily, "damaged-id", "\xff\xfe");
-  Reopen();
-  ASSERT_OUTBOX_OK(store_->Quarantine(0));
+  ASSERT_NO_FATAL_FAILURE(MakeTwoUndecodableDeadLetters());
   clock_.Advance(absl::Hours(10000));
   auto purged = store_->PurgeDeadLetters(clock_.Now());
   ASSERT_OUTBOX_OK(purged);
@@ -187,12 +193,7 @@ TEST_F(CorruptionTest, PurgeByAgeKeepsUndecodableDeadLetters) {
 }
 
 TEST_F(CorruptionTest, PurgeDeadLetterByIdDeletesUndecodableOnes) {
-  CommitEvent(MakeEvent("t"));
-  WriteRaw(keys::kPendingFamily, keys::Seq(0), "\xff\xff damaged");
-  Reopen();
-  WriteRaw(keys::kDeadFamily, "damaged-id", "\xff\xfe");
-  Reopen();
-  ASSERT_OUTBOX_OK(store_->Quarantine(0));
+  ASSERT_NO_FATAL_FAILURE(MakeTwoUndecodableDeadLetters());
   auto dead = store_->ListDeadLetters(10);
   ASSERT_OUTBOX_OK(dead);
   ASSERT_EQ(dead->size(), 2u);
