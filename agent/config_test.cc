@@ -4,13 +4,16 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status.h"
@@ -480,29 +483,43 @@ TEST_F(ConfigTest, InvalidRoutePatternsAndDuplicatesAreErrors) {
                            "(line 5)"));
 }
 
+// Precedence is by rank, never by position: the same four rules are declared
+// in every one of their 24 orders (least to most specific, most to least,
+// and all the shuffles between), so "first match wins" and "last match wins"
+// both fail.
 TEST_F(ConfigTest, RoutePrefersExactThenLongestPrefixThenCatchAll) {
-  std::string text;
+  std::string destinations;
   for (const char* name : {"exact", "long", "short", "any", "other"}) {
-    text += absl::StrCat("destinations { name: \"", name,
-                         "\" url: \"http://h/\" }\n");
+    destinations += absl::StrCat("destinations { name: \"", name,
+                                 "\" url: \"http://h/\" }\n");
   }
-  text += R"(routes { event_type: "*" destination: "any" }
-             routes { event_type: "sale.*" destination: "short" }
-             routes { event_type: "sale.refund.*" destination: "long" }
-             routes { event_type: "sale.refund.full" destination: "exact" })";
-  absl::StatusOr<AgentConfig> config = Parse(text);
-  ASSERT_OUTBOX_OK(config);
-  auto routed = [&](const char* type, const char* explicit_destination = "") {
-    absl::StatusOr<const Destination*> d =
-        Route(*config, type, explicit_destination);
-    return d.ok() ? (*d)->name : d.status().ToString();
+  std::vector<std::string> rules = {
+      R"(routes { event_type: "sale.refund.full" destination: "exact" })",
+      R"(routes { event_type: "sale.refund.*" destination: "long" })",
+      R"(routes { event_type: "sale.*" destination: "short" })",
+      R"(routes { event_type: "*" destination: "any" })",
   };
-  EXPECT_EQ(routed("sale.refund.full"), "exact");
-  EXPECT_EQ(routed("sale.refund.partial"), "long");
-  EXPECT_EQ(routed("sale.created"), "short");
-  EXPECT_EQ(routed("sale"), "any");  // "sale.*" needs the dot
-  EXPECT_EQ(routed("salesforce.sync"), "any");
-  EXPECT_EQ(routed("sale.refund.full", "other"), "other");
+  std::sort(rules.begin(), rules.end());
+  int orders = 0;
+  do {
+    SCOPED_TRACE(absl::StrJoin(rules, "\n"));
+    absl::StatusOr<AgentConfig> config =
+        Parse(destinations + absl::StrJoin(rules, "\n"));
+    ASSERT_OUTBOX_OK(config);
+    auto routed = [&](const char* type, const char* explicit_destination = "") {
+      absl::StatusOr<const Destination*> d =
+          Route(*config, type, explicit_destination);
+      return d.ok() ? (*d)->name : d.status().ToString();
+    };
+    EXPECT_EQ(routed("sale.refund.full"), "exact");
+    EXPECT_EQ(routed("sale.refund.partial"), "long");
+    EXPECT_EQ(routed("sale.created"), "short");
+    EXPECT_EQ(routed("sale"), "any");  // "sale.*" needs the dot
+    EXPECT_EQ(routed("salesforce.sync"), "any");
+    EXPECT_EQ(routed("sale.refund.full", "other"), "other");
+    ++orders;
+  } while (std::next_permutation(rules.begin(), rules.end()));
+  EXPECT_EQ(orders, 24);
 }
 
 TEST_F(ConfigTest, UnroutableEventsAreNotFound) {

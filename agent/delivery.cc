@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "agent/retry_policy.h"
 #include "agent/webhook_signature.h"
@@ -53,6 +54,17 @@ Decision Decide(const HttpResult& result, const PendingEvent& event,
     d.error = std::string(result.transport.message());
     return d;
   }
+  if (absl::IsFailedPrecondition(result.transport)) {
+    // TLS configuration or verification failed (HttpResult's contract). The
+    // peer is checked during the handshake, before a byte of the request is
+    // written, so nothing left: not an attempt. Holding the events like an
+    // unreachable receiver's means a wrong CA or an expired certificate
+    // dead-letters nothing; the message says what to fix.
+    d.kind = Decision::Kind::kOffline;
+    d.error = absl::StrCat("TLS verification failed, nothing was sent: ",
+                           result.transport.message());
+    return d;
+  }
   // Entries written before last_attempt existed count from their first.
   const absl::Time previous = event.last_attempt != absl::InfinitePast()
                                   ? event.last_attempt
@@ -85,8 +97,8 @@ Decision Decide(const HttpResult& result, const PendingEvent& event,
     }
   } else {
     // The request left but no usable answer came back (reset, timeout after
-    // sending, TLS failure): the receiver may have processed it, so this is
-    // a failed attempt and the retry carries the same id.
+    // sending): the receiver may have processed it, so this is a failed
+    // attempt and the retry carries the same id.
     d.error = std::string(result.transport.message());
   }
   const int attempts = static_cast<int>(event.attempts) + 1;

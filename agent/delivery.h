@@ -40,7 +40,8 @@ struct Decision {
     kRetry,             // RecordAttempt(error, http_status, next_attempt)
     kDeadLetter,        // MoveToDeadLetters(error)
     kPauseDestination,  // RecordAttempt, then stop sending to the destination
-    kOffline,           // never reached the receiver: not an attempt
+    kOffline,           // never reached the receiver, or TLS refused the
+                        // peer before anything was sent: not an attempt
   };
   Kind kind = Kind::kRetry;
   std::string error;  // for the store and logs; no payload, no secrets
@@ -55,7 +56,9 @@ struct Decision {
 // failed attempts before this one). Outcomes follow Classify() in
 // retry_policy.h; transport errors after the request left are retried;
 // GiveUp() on the event's retry age (NextRetryAge) turns a retry into a dead
-// letter. `now` is the wall-clock time of the answer.
+// letter. A request that never reached the receiver, and a TLS failure
+// (kFailedPrecondition: the request cannot have left), are kOffline. `now`
+// is the wall-clock time of the answer.
 Decision Decide(const HttpResult& result, const PendingEvent& event,
                 const RetryPolicy& policy, absl::Time now, absl::BitGenRef gen);
 

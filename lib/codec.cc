@@ -105,4 +105,9 @@ std::string Encode(const google::protobuf::MessageLite& message) {
   return message.SerializeAsString();
 }
 
+bool IsUndecodable(const storage::DeadLetter& dead) {
+  // Stores written before the flag existed say so only by keeping the bytes.
+  return dead.undecodable() || !dead.undecodable_value().empty();
+}
+
 }  // namespace outbox

@@ -40,6 +40,10 @@ absl::StatusOr<storage::OutboxEntry> DecodePendingEntry(
 
 std::string Encode(const google::protobuf::MessageLite& message);
 
+// True if `dead` holds a quarantined, undecodable pending value rather than
+// an event: it is never replayed and never purged by age.
+bool IsUndecodable(const storage::DeadLetter& dead);
+
 }  // namespace outbox
 
 #endif  // OUTBOX_LIB_CODEC_H_

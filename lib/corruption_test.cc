@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/keys.h"
+#include "proto/storage.pb.h"
 #include "rocksdb/db.h"
 #include "tests/testing/store_fixture.h"
 
@@ -62,6 +63,17 @@ class CorruptionTest : public testing::StoreTest {
       ASSERT_TRUE(db->Put(wo, families.at(family), key, value).ok());
     });
   }
+
+  // Both kinds of undecodable dead letter: a quarantined pending value, and
+  // a dead letter whose own value is damaged ("damaged-id").
+  void MakeTwoUndecodableDeadLetters() {
+    CommitEvent(MakeEvent("t"));
+    WriteRaw(keys::kPendingFamily, keys::Seq(0), "\xff\xff damaged");
+    Reopen();
+    WriteRaw(keys::kDeadFamily, "damaged-id", "\xff\xfe");
+    Reopen();
+    ASSERT_OUTBOX_OK(store_->Quarantine(0));
+  }
 };
 
 TEST_F(CorruptionTest, UndecodableEntryIsDataLossAndOthersStillFlow) {
@@ -85,7 +97,8 @@ TEST_F(CorruptionTest, UndecodableEntryIsDataLossAndOthersStillFlow) {
 
 TEST_F(CorruptionTest, QuarantineKeepsRawBytesAsDeadLetter) {
   CommitEvent(MakeEvent("t"));
-  WriteRaw(keys::kPendingFamily, keys::Seq(0), "not a proto \x01\x02");
+  const std::string damaged("not a proto \x01\x02\x00 tail", 20);
+  WriteRaw(keys::kPendingFamily, keys::Seq(0), damaged);
   Reopen();
   ASSERT_OUTBOX_OK(store_->Quarantine(0));
   Reopen();
@@ -98,6 +111,10 @@ TEST_F(CorruptionTest, QuarantineKeepsRawBytesAsDeadLetter) {
   ASSERT_EQ(dead->size(), 1u);
   EXPECT_TRUE((*dead)[0].undecodable);
   EXPECT_EQ((*dead)[0].event.seq, 0u);
+  EXPECT_EQ((*dead)[0].undecodable_value, damaged);
+  auto found = store_->FindDeadLetter((*dead)[0].event.id);
+  ASSERT_OUTBOX_OK(found);
+  EXPECT_EQ(found->undecodable_value, damaged);
   EXPECT_STATUS_CODE(store_->Replay((*dead)[0].event.id),
                      absl::StatusCode::kFailedPrecondition);
   auto stats = store_->GetStats();
@@ -105,6 +122,89 @@ TEST_F(CorruptionTest, QuarantineKeepsRawBytesAsDeadLetter) {
   EXPECT_EQ(stats->pending_events, 0u);
   EXPECT_EQ(stats->pending_bytes, 0u);
   EXPECT_EQ(stats->dead_letters, 1u);
+}
+
+// An empty value is as undecodable as any other (no event id), and must not
+// come back from the dead letters as an event under its made-up id.
+TEST_F(CorruptionTest, QuarantinedEmptyValueIsUndecodableAndNotReplayable) {
+  CommitEvent(MakeEvent("t"));
+  WriteRaw(keys::kPendingFamily, keys::Seq(0), "");
+  Reopen();
+  ASSERT_OUTBOX_OK(store_->Quarantine(0));
+  Reopen();
+  auto dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  ASSERT_EQ(dead->size(), 1u);
+  EXPECT_TRUE((*dead)[0].undecodable);
+  EXPECT_EQ((*dead)[0].undecodable_value, "");
+  EXPECT_STATUS_CODE(store_->Replay((*dead)[0].event.id),
+                     absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store_->GetStats()->pending_events, 0u);
+}
+
+// What quarantine wrote before DeadLetter.undecodable existed: the bytes and
+// an entry with only a seq and a made-up id. It still reads as undecodable.
+TEST_F(CorruptionTest, QuarantineOfAnOlderStoreIsStillUndecodable) {
+  storage::DeadLetter legacy;
+  legacy.mutable_entry()->set_seq(3);
+  legacy.mutable_entry()->set_event_id("undecodable-0000000000000003");
+  legacy.mutable_entry()->set_state(storage::ENTRY_STATE_DEAD);
+  legacy.set_reason("stored value does not decode");
+  legacy.set_undecodable_value("\xff\xfe");
+  WriteRaw(keys::kDeadFamily, "undecodable-0000000000000003",
+           legacy.SerializeAsString());
+  Reopen();
+  auto dead = store_->FindDeadLetter("undecodable-0000000000000003");
+  ASSERT_OUTBOX_OK(dead);
+  EXPECT_TRUE(dead->undecodable);
+  EXPECT_EQ(dead->undecodable_value, "\xff\xfe");
+  EXPECT_STATUS_CODE(store_->Replay("undecodable-0000000000000003"),
+                     absl::StatusCode::kFailedPrecondition);
+}
+
+// An older store's quarantine of an empty value kept no bytes, so nothing
+// marks it undecodable; it is still no event (no type) and is not replayed.
+TEST_F(CorruptionTest, EmptyQuarantineOfAnOlderStoreIsNotReplayed) {
+  storage::DeadLetter legacy;
+  legacy.mutable_entry()->set_seq(4);
+  legacy.mutable_entry()->set_event_id("undecodable-0000000000000004");
+  legacy.mutable_entry()->set_state(storage::ENTRY_STATE_DEAD);
+  WriteRaw(keys::kDeadFamily, "undecodable-0000000000000004",
+           legacy.SerializeAsString());
+  Reopen();
+  EXPECT_STATUS_CODE(store_->Replay("undecodable-0000000000000004"),
+                     absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store_->GetStats()->pending_events, 0u);
+}
+
+// Age never deletes the only copy of damaged bytes: an operator must.
+TEST_F(CorruptionTest, PurgeByAgeKeepsUndecodableDeadLetters) {
+  ASSERT_NO_FATAL_FAILURE(MakeTwoUndecodableDeadLetters());
+  clock_.Advance(absl::Hours(10000));
+  auto purged = store_->PurgeDeadLetters(clock_.Now());
+  ASSERT_OUTBOX_OK(purged);
+  EXPECT_EQ(*purged, 0u);
+  Reopen();
+  auto dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  ASSERT_EQ(dead->size(), 2u);
+  for (const DeadLetter& d : *dead) EXPECT_TRUE(d.undecodable) << d.event.id;
+  EXPECT_EQ(store_->GetStats()->dead_letters_purged, 0u);
+}
+
+TEST_F(CorruptionTest, PurgeDeadLetterByIdDeletesUndecodableOnes) {
+  ASSERT_NO_FATAL_FAILURE(MakeTwoUndecodableDeadLetters());
+  auto dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  ASSERT_EQ(dead->size(), 2u);
+  for (const DeadLetter& d : *dead) {
+    ASSERT_OUTBOX_OK(store_->PurgeDeadLetter(d.event.id)) << d.event.id;
+  }
+  Reopen();
+  dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  EXPECT_TRUE(dead->empty());
+  EXPECT_EQ(store_->GetStats()->dead_letters_purged, 2u);
 }
 
 TEST_F(CorruptionTest, QuarantineRefusesAGoodEntry) {

@@ -200,6 +200,46 @@ TEST_F(QueueTest, PurgeDeadLettersRemovesOnlyOlderOnes) {
   EXPECT_EQ(store_->GetStats()->dead_letters, 1u);
 }
 
+TEST_F(QueueTest, PurgeDeadLetterDeletesThatOneOnly) {
+  const std::string a = CommitEvent(MakeEvent("t", "k1"));
+  const std::string b = CommitEvent(MakeEvent("t", "k2"));
+  auto due = store_->NextDue(10);
+  ASSERT_OUTBOX_OK(due);
+  ASSERT_EQ(due->events.size(), 2u);
+  for (const PendingEvent& e : due->events) {
+    ASSERT_OUTBOX_OK(store_->MoveToDeadLetters(e, "rejected"));
+  }
+  ASSERT_OUTBOX_OK(store_->PurgeDeadLetter(a));
+  Reopen();
+  EXPECT_STATUS_CODE(store_->FindDeadLetter(a), absl::StatusCode::kNotFound);
+  EXPECT_OUTBOX_OK(store_->FindDeadLetter(b));
+  EXPECT_EQ(store_->GetStats()->dead_letters, 1u);
+  EXPECT_STATUS_CODE(store_->PurgeDeadLetter(a), absl::StatusCode::kNotFound);
+}
+
+// Deleting a dead letter is never silent: every purge is counted, and the
+// count is stored with the queue, so a restart does not reset it.
+TEST_F(QueueTest, PurgedDeadLettersAreCountedAcrossReopen) {
+  for (int i = 0; i < 3; ++i) {
+    CommitEvent(MakeEvent("t"));
+    ASSERT_OUTBOX_OK(store_->MoveToDeadLetters(OnlyDue(), "rejected"));
+  }
+  auto dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  ASSERT_EQ(dead->size(), 3u);
+  ASSERT_OUTBOX_OK(store_->PurgeDeadLetter(dead->back().event.id));
+  clock_.Advance(absl::Hours(1));
+  auto purged = store_->PurgeDeadLetters(clock_.Now());
+  ASSERT_OUTBOX_OK(purged);
+  EXPECT_EQ(*purged, 2u);
+  EXPECT_EQ(store_->GetStats()->dead_letters_purged, 3u);
+  Reopen();
+  auto stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->dead_letters_purged, 3u);
+  EXPECT_EQ(stats->dead_letters, 0u);
+}
+
 TEST_F(QueueTest, StatsReportOldestPendingAge) {
   CommitEvent(MakeEvent("t"));
   clock_.Advance(absl::Minutes(5));

@@ -17,6 +17,18 @@
 #include "lib/store_impl.h"
 
 namespace outbox {
+namespace {
+
+// The queue state after `purged` dead letters were deleted: fewer of them,
+// and every deletion counted, so that none is silent.
+storage::QueueState AfterPurge(storage::QueueState state, size_t purged) {
+  state.set_dead_count(queue_state::SaturatingSub(state.dead_count(), purged));
+  state.set_dead_purged_total(state.dead_purged_total() + purged);
+  return state;
+}
+
+}  // namespace
+
 absl::StatusOr<DeadLetter> StoreImpl::DecodeDeadLetter(
     absl::string_view key, absl::string_view value) {
   storage::DeadLetter dead;
@@ -25,7 +37,8 @@ absl::StatusOr<DeadLetter> StoreImpl::DecodeDeadLetter(
   out.event = ToPendingEvent(dead.entry());
   out.reason = dead.reason();
   out.dead_at = FromStoredMillis(dead.dead_unix_ms());
-  out.undecodable = !dead.undecodable_value().empty();
+  out.undecodable = IsUndecodable(dead);
+  if (out.undecodable) out.undecodable_value = dead.undecodable_value();
   return out;
 }
 
@@ -72,6 +85,7 @@ absl::StatusOr<std::vector<DeadLetter>> StoreImpl::ListDeadLetters(
       damaged.event.id = it->key().ToString();
       damaged.reason = std::string(dead.status().message());
       damaged.undecodable = true;
+      damaged.undecodable_value = it->value().ToString();
       out.push_back(std::move(damaged));
       continue;
     }
@@ -134,10 +148,13 @@ absl::StatusOr<size_t> StoreImpl::PurgeDeadLetters(absl::Time cutoff) {
   size_t purged = 0;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     storage::DeadLetter dead;
-    // An undecodable dead letter is kept: purging must not hide corruption.
+    // Undecodable dead letters are kept, whatever their age: a quarantined
+    // value is the only copy of damaged bytes, and one whose own value does
+    // not decode is corruption to look at. PurgeDeadLetter(id) deletes them.
     if (!DecodeStored(keys::kDeadFamily, View(it->key()), View(it->value()),
                       &dead)
              .ok() ||
+        IsUndecodable(dead) ||
         FromStoredMillis(dead.dead_unix_ms()) >= cutoff) {
       continue;
     }
@@ -147,12 +164,30 @@ absl::StatusOr<size_t> StoreImpl::PurgeDeadLetters(absl::Time cutoff) {
   }
   OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "purging dead letters"));
   if (purged == 0) return purged;
-  storage::QueueState next = tail_;
-  next.set_dead_count(queue_state::SaturatingSub(next.dead_count(), purged));
   internal::CrashPoint(internal::kPurgeBeforeWrite);
-  OUTBOX_RETURN_IF_ERROR(
-      WriteLocked(batch, next, "purging dead letters", options_.sync));
+  OUTBOX_RETURN_IF_ERROR(WriteLocked(batch, AfterPurge(tail_, purged),
+                                     "purging dead letters", options_.sync));
   return purged;
+}
+
+absl::Status StoreImpl::PurgeDeadLetter(absl::string_view id) {
+  absl::MutexLock l(&mu_);
+  SerialWrite serial(this);
+  OUTBOX_RETURN_IF_ERROR(WritableLocked());
+  // Existence only: a dead letter whose value does not decode is deleted too.
+  std::string value;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), dead_, ToSlice(id), &value);
+  if (s.IsNotFound()) {
+    return absl::NotFoundError(absl::StrCat("no dead letter with id ", id));
+  }
+  if (!s.ok()) return FromRocks(s, "reading a dead letter");
+  rocksdb::WriteBatch batch;
+  s = batch.Delete(dead_, ToSlice(id));
+  if (!s.ok()) return FromRocks(s, "purging a dead letter");
+  internal::CrashPoint(internal::kPurgeBeforeWrite);
+  return WriteLocked(batch, AfterPurge(tail_, 1), "purging a dead letter",
+                     options_.sync);
 }
 
 absl::StatusOr<size_t> StoreImpl::TEST_ScanFromZero(size_t limit) {
@@ -176,6 +211,7 @@ absl::StatusOr<Stats> StoreImpl::GetStats() {
     stats.pending_bytes = state_.pending_bytes();
     stats.dead_letters = state_.dead_count();
     stats.delivered_total = state_.delivered_total();
+    stats.dead_letters_purged = state_.dead_purged_total();
   }
   // The oldest pending event is the first decodable one from the head.
   std::optional<absl::Time> oldest;

@@ -90,6 +90,7 @@ class StoreImpl final : public Store {
   absl::StatusOr<PendingEvent> FindPending(absl::string_view id) override;
   absl::StatusOr<size_t> PurgeExpiredIdempotencyKeys() override;
   absl::StatusOr<size_t> PurgeDeadLetters(absl::Time cutoff) override;
+  absl::Status PurgeDeadLetter(absl::string_view id) override;
   absl::StatusOr<Stats> GetStats() override;
   void SetWakeup(std::function<void()> wakeup) override;
 

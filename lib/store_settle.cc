@@ -228,6 +228,7 @@ absl::Status StoreImpl::Quarantine(uint64_t seq) {
   dead.set_reason(std::string(decoded.status().message()));
   dead.set_dead_unix_ms(ToStoredMillis(Now()));
   dead.set_undecodable_value(value);
+  dead.set_undecodable(true);  // explicit: `value` may well be empty
   rocksdb::WriteBatch batch;
   s = batch.Delete(pending_, keys::Seq(seq));
   if (s.ok()) s = batch.Put(dead_, id, Encode(dead));
@@ -258,7 +259,9 @@ absl::Status StoreImpl::Replay(absl::string_view event_id) {
     storage::DeadLetter dead;
     OUTBOX_RETURN_IF_ERROR(
         DecodeStored(keys::kDeadFamily, event_id, value, &dead));
-    if (!dead.undecodable_value().empty()) {
+    // Without a type it is no event either (Commit refuses one): that is
+    // what quarantining an empty value left before DeadLetter.undecodable.
+    if (IsUndecodable(dead) || dead.entry().type().empty()) {
       return absl::FailedPreconditionError(
           absl::StrCat("dead letter ", event_id,
                        " holds an undecodable entry and cannot be replayed"));

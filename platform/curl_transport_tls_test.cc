@@ -10,9 +10,9 @@
 
 #include "gtest/gtest.h"
 #include "outbox/http_transport.h"
-#include "tests/testing/transport_test_util.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/testing/transport_test_util.h"
 
 namespace outbox {
 namespace {
@@ -28,11 +28,16 @@ class CurlTransportTlsTest : public ::testing::Test {
     ASSERT_OUTBOX_OK(outbox::testing::MakeTestCerts(dir_.path(), &certs_));
   }
 
-  // Starts an HTTPS server; with `require_client_cert` it accepts only
-  // clients presenting a certificate signed by the test CA.
+  // Starts an HTTPS server on 127.0.0.1 with the certificate for that
+  // address; with `require_client_cert` it accepts only clients presenting a
+  // certificate signed by the test CA.
   void StartServer(bool require_client_cert = false) {
+    StartServerWith(certs_.server_cert, certs_.server_key, require_client_cert);
+  }
+  void StartServerWith(const std::string& cert, const std::string& key,
+                       bool require_client_cert = false) {
     server_ = std::make_unique<httplib::SSLServer>(
-        certs_.server_cert.c_str(), certs_.server_key.c_str(),
+        cert.c_str(), key.c_str(),
         require_client_cert ? certs_.ca_cert.c_str() : nullptr);
     ASSERT_TRUE(server_->is_valid());
     server_->Post("/events", [](const httplib::Request&,
@@ -76,6 +81,34 @@ TEST_F(CurlTransportTlsTest, UnknownCaFailsWithActionableStatus) {
   const std::string message(r.transport.message());
   EXPECT_NE(message.find("certificate"), std::string::npos) << message;
   EXPECT_NE(message.find("ca_file"), std::string::npos) << message;
+}
+
+// The trusted CA signed it, but for another host: only the host-name check
+// (CURLOPT_SSL_VERIFYHOST) stands between the client and an impostor
+// holding any certificate of that CA.
+TEST_F(CurlTransportTlsTest, CertificateForAnotherHostFailsVerification) {
+  StartServerWith(certs_.other_host_cert, certs_.other_host_key);
+  TlsOptions tls;
+  tls.ca_file = certs_.ca_cert;
+  const HttpResult r = Send(tls);
+  EXPECT_STATUS_CODE(r.transport, absl::StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(r.offline);
+  EXPECT_EQ(r.http_status, 0);
+  const std::string message(r.transport.message());
+  EXPECT_NE(message.find("does not match the host"), std::string::npos)
+      << message;
+}
+
+// The same certificate passes with the host check alone turned off: the
+// failure above is the name, not the chain.
+TEST_F(CurlTransportTlsTest, CertificateForAnotherHostPassesTheChainCheck) {
+  StartServerWith(certs_.other_host_cert, certs_.other_host_key);
+  TlsOptions tls;
+  tls.ca_file = certs_.ca_cert;
+  tls.verify_host = false;
+  const HttpResult r = Send(tls);
+  EXPECT_OUTBOX_OK(r.transport);
+  EXPECT_EQ(r.http_status, 202);
 }
 
 TEST_F(CurlTransportTlsTest, VerificationCanBeTurnedOffExplicitly) {

@@ -144,7 +144,7 @@ TEST_F(AgentTlsTest, DeliversWithTheReceiversCaConfigured) {
   EXPECT_EQ(SinkLog().size(), ids.size());
 }
 
-TEST_F(AgentTlsTest, RefusesAnUntrustedCertificateWithAClearError) {
+TEST_F(AgentTlsTest, UntrustedCertificateHoldsEventsWithoutAnAttempt) {
   CommitEvents(1);
   auto agent = MakeAgent(TlsConfig(""));  // system CAs only
   ASSERT_NE(agent, nullptr);
@@ -156,10 +156,19 @@ TEST_F(AgentTlsTest, RefusesAnUntrustedCertificateWithAClearError) {
   ASSERT_OUTBOX_OK(events);
   ASSERT_EQ(events->size(), 1u);
   const PendingEvent& e = (*events)[0];
-  // Counted as an attempt (the request may have left), and retried later;
-  // how many retries fit into Drain() depends on the jitter.
-  EXPECT_GE(e.attempts, 1u);
-  EXPECT_NE(e.last_error.find("ca_file"), std::string::npos) << e.last_error;
+  // Not an attempt: the request cannot have left before the handshake
+  // verified the peer. The event waits as for an unreachable receiver, so a
+  // wrong CA dead-letters nothing, and the log says what to fix.
+  EXPECT_EQ(e.attempts, 0u);
+  EXPECT_TRUE(e.last_error.empty()) << e.last_error;
+  EXPECT_EQ(agent->stats().retries_scheduled, 0u);
+  EXPECT_EQ(agent->stats().dead_lettered, 0u);
+  bool named = false;
+  for (const std::string& line : agent_log_) {
+    named |= line.find("TLS verification failed") != std::string::npos &&
+             line.find("ca_file") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << "no log line names the TLS problem";
 }
 
 }  // namespace

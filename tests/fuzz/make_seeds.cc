@@ -89,6 +89,7 @@ void StoredEntrySeeds() {
   undecodable.mutable_entry()->set_event_id("undecodable-0000000000000009");
   undecodable.set_reason("undecodable pending value");
   undecodable.set_undecodable_value("\x0a\xff\xff junk");
+  undecodable.set_undecodable(true);
   Write(t, "dead-letter-undecodable",
         StoredInput(1, 0, outbox::Encode(undecodable)));
 

@@ -84,10 +84,19 @@ absl::Status RecordingTransport::Start(HttpRequest request) {
     return absl::InvalidArgumentError("URL is not http(s)");
   }
   waiting_.push_back(std::move(request));
+  Signal();
+  return absl::OkStatus();
+}
+
+void RecordingTransport::Signal() {
   const uint64_t one = 1;
   ssize_t ignored = write(event_fd_, &one, sizeof(one));
   (void)ignored;  // a full counter is still readable
-  return absl::OkStatus();
+}
+
+void RecordingTransport::Release() {
+  held_ = false;
+  if (!waiting_.empty()) Signal();
 }
 
 HttpResult RecordingTransport::Deliver(const HttpRequest& request) {
@@ -126,6 +135,7 @@ absl::Status RecordingTransport::Process(std::vector<HttpResult>* done) {
   uint64_t count;
   while (read(event_fd_, &count, sizeof(count)) > 0) {
   }
+  if (held_) return absl::OkStatus();
   std::vector<HttpRequest> requests = std::move(waiting_);
   waiting_.clear();
   for (const HttpRequest& request : requests) {

@@ -99,12 +99,23 @@ class RecordingTransport final : public HttpTransport {
   size_t InFlight() const override { return waiting_.size(); }
   void AbandonAll(std::vector<HttpResult>* done) override;
 
+  // While held, requests stay in flight, as with a receiver that is slow to
+  // answer: Process() answers none until Release(), which makes fd()
+  // readable so that the next Process() answers them all.
+  void Hold() { held_ = true; }
+  void Release();
+
+  // The requests started and not answered yet, oldest first.
+  const std::vector<HttpRequest>& waiting() const { return waiting_; }
+
  private:
   HttpResult Deliver(const HttpRequest& request);
+  void Signal();
 
   Receiver* const receiver_;
   const std::function<bool()> powered_;
   int event_fd_ = -1;
+  bool held_ = false;
   std::vector<HttpRequest> waiting_;
 };
 

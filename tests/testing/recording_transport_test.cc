@@ -109,6 +109,27 @@ TEST(RecordingTransportTest, SameSeedGivesSameRandomAnswers) {
   }
 }
 
+TEST(RecordingTransportTest, HeldRequestsStayInFlightUntilReleased) {
+  Receiver receiver(/*seed=*/1);
+  RecordingTransport transport(&receiver, [] { return true; });
+  transport.Hold();
+  ASSERT_OUTBOX_OK(transport.Start(Request(1, "e1")));
+  std::vector<HttpResult> done;
+  ASSERT_OUTBOX_OK(transport.Process(&done));
+  EXPECT_TRUE(done.empty());
+  EXPECT_EQ(transport.InFlight(), 1u);
+  ASSERT_EQ(transport.waiting().size(), 1u);
+  EXPECT_EQ(transport.waiting()[0].tag, 1u);
+  EXPECT_FALSE(Readable(transport.fd())) << "nothing to do while held";
+
+  transport.Release();
+  EXPECT_TRUE(Readable(transport.fd()));
+  ASSERT_OUTBOX_OK(transport.Process(&done));
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].tag, 1u);
+  EXPECT_EQ(transport.InFlight(), 0u);
+}
+
 TEST(RecordingTransportTest, AbandonAllCancelsWhatWaits) {
   Receiver receiver(/*seed=*/1);
   RecordingTransport transport(&receiver, [] { return true; });

@@ -1,36 +1,47 @@
 // Copyright (c) edge-outbox authors.
 //
-// outboxctl purge-dead --older-than D: deletes old dead letters.
+// outboxctl purge-dead --older-than D | ID: deletes old dead letters, or one.
 
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "lib/status_macros.h"
 #include "tools/ctl/command.h"
 #include "tools/ctl/store_access.h"
 #include "tools/ctl/text.h"
-#include "lib/status_macros.h"
 
 namespace outbox::ctl {
 namespace {
 
 constexpr char kUsage[] =
     "usage: outboxctl --db DIR purge-dead --older-than DURATION\n"
+    "       outboxctl --db DIR purge-dead ID\n"
     "\n"
-    "Deletes the dead letters that died more than DURATION ago. Undecodable\n"
-    "dead letters are kept (deleting them would hide corruption). Prints how\n"
-    "many were deleted. Writes: stop outbox-agent first.\n"
+    "Deletes the dead letters that died more than DURATION ago, except\n"
+    "undecodable ones: they hold the only copy of damaged bytes, so age never\n"
+    "deletes them. `purge-dead ID` deletes the one dead letter ID, "
+    "undecodable\n"
+    "or not (look at it first with `show ID`). Prints how many were deleted;\n"
+    "`stats` counts every deletion (dead letters purged). Writes: stop\n"
+    "outbox-agent first.\n"
     "\n"
-    "  --older-than D   required; a positive duration such as 72h, 30m or\n"
-    "                   1h30m (units: h, m, s, ms; no days)\n";
+    "  --older-than D   a positive duration such as 72h, 30m or 1h30m\n"
+    "                   (units: h, m, s, ms; no days)\n";
 
-absl::Status RunPurgeDead(const CommandContext& context,
-                          const ParsedArgs& args) {
-  if (!args.positional.empty()) {
-    return UsageError("purge-dead takes no arguments besides --older-than");
-  }
-  OUTBOX_ASSIGN_OR_RETURN(const std::string text,
-                          RequiredFlag(args, "older-than"));
+absl::Status PurgeOne(const CommandContext& context, const std::string& id) {
+  OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Store> store,
+                          OpenForWriting(context.db));
+  absl::Status purged = store->PurgeDeadLetter(id);
+  absl::Status closed = CloseStore(std::move(store));
+  OUTBOX_RETURN_IF_ERROR(purged);
+  OUTBOX_RETURN_IF_ERROR(closed);
+  Write(context.out, absl::StrCat("purged dead letter ", Quote(id), "\n"));
+  return absl::OkStatus();
+}
+
+absl::Status PurgeOlderThan(const CommandContext& context,
+                            const std::string& text) {
   absl::Duration age;
   if (!absl::ParseDuration(text, &age) || age <= absl::ZeroDuration() ||
       age == absl::InfiniteDuration()) {
@@ -51,12 +62,26 @@ absl::Status RunPurgeDead(const CommandContext& context,
   return absl::OkStatus();
 }
 
+absl::Status RunPurgeDead(const CommandContext& context,
+                          const ParsedArgs& args) {
+  const bool by_age = args.Has("older-than");
+  const bool by_id = args.positional.size() == 1;
+  if (by_age == by_id || args.positional.size() > 1) {  // exactly one of them
+    return UsageError(
+        "purge-dead takes either --older-than or one dead "
+        "letter id");
+  }
+  if (by_age) return PurgeOlderThan(context, args.Value("older-than"));
+  if (args.positional[0].empty()) return UsageError("the id is empty");
+  return PurgeOne(context, args.positional[0]);
+}
+
 }  // namespace
 
 const Command& PurgeDeadCommand() {
   static const Command* const command =
       new Command{"purge-dead",
-                  "delete dead letters older than a duration",
+                  "delete dead letters older than a duration, or one by id",
                   kUsage,
                   {{"older-than", true}},
                   RunPurgeDead};

@@ -5,11 +5,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "lib/status_macros.h"
 #include "tools/ctl/command.h"
 #include "tools/ctl/json_writer.h"
 #include "tools/ctl/store_access.h"
 #include "tools/ctl/text.h"
-#include "lib/status_macros.h"
 
 namespace outbox::ctl {
 namespace {
@@ -18,8 +18,10 @@ constexpr char kUsage[] =
     "usage: outboxctl --db DIR stats [--json]\n"
     "\n"
     "Prints the queue's figures: pending events and their stored bytes, the\n"
-    "age of the oldest pending event, dead letters, and events delivered\n"
-    "since the store was created. Read-only: works while outbox-agent runs.\n"
+    "age of the oldest pending event, dead letters, events delivered and\n"
+    "dead letters purged (by the agent's dead_letter_retention or by\n"
+    "purge-dead) since the store was created. Read-only: works while\n"
+    "outbox-agent runs.\n"
     "\n"
     "  --json   one JSON object instead of text\n";
 
@@ -45,6 +47,8 @@ absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
         .Uint(stats.dead_letters)
         .Key("delivered_total")
         .Uint(stats.delivered_total)
+        .Key("dead_letters_purged")
+        .Uint(stats.dead_letters_purged)
         .EndObject();
     Write(context.out, absl::StrCat(w.str(), "\n"));
     return absl::OkStatus();
@@ -64,6 +68,8 @@ absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
                         "dead letters:", stats.dead_letters);
   absl::StrAppendFormat(&text, "%-20s %d\n",
                         "delivered total:", stats.delivered_total);
+  absl::StrAppendFormat(&text, "%-20s %d\n",
+                        "dead letters purged:", stats.dead_letters_purged);
   absl::StrAppendFormat(&text, "%-20s %s\n", "as of:", FormatRfc3339(now));
   Write(context.out, text);
   return absl::OkStatus();

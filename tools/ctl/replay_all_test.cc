@@ -91,6 +91,9 @@ class FailingReplayStore final : public Store {
   absl::StatusOr<size_t> PurgeDeadLetters(absl::Time cutoff) override {
     return base_->PurgeDeadLetters(cutoff);
   }
+  absl::Status PurgeDeadLetter(absl::string_view id) override {
+    return base_->PurgeDeadLetter(id);
+  }
   absl::StatusOr<Stats> GetStats() override { return base_->GetStats(); }
   void SetWakeup(std::function<void()> w) override {
     base_->SetWakeup(std::move(w));

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "absl/time/clock.h"
-#include "tests/testing/ctl_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/ctl_fixture.h"
 #include "tests/testing/status.h"
 
 namespace outbox::ctl {
@@ -72,6 +72,40 @@ TEST_F(CtlReplayPurgeTest, PurgeDeletesOnlyDeadLettersOlderThanTheCutoff) {
   EXPECT_STATUS_CODE(store->FindDeadLetter(old_id),
                      absl::StatusCode::kNotFound);
   EXPECT_OUTBOX_OK(store->FindDeadLetter(recent_id));
+}
+
+TEST_F(CtlReplayPurgeTest, PurgeOfAnIdDeletesThatDeadLetterOnly) {
+  const std::string purged_id = MakeDeadLetter(absl::Now() - absl::Hours(1));
+  const std::string kept_id = MakeDeadLetter(absl::Now() - absl::Hours(1));
+  sink::ExitResult r = Ctl({"purge-dead", purged_id});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "purged dead letter " + purged_id + "\n");
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_STATUS_CODE(store->FindDeadLetter(purged_id),
+                     absl::StatusCode::kNotFound);
+  EXPECT_OUTBOX_OK(store->FindDeadLetter(kept_id));
+  store.reset();
+  r = Ctl({"purge-dead", purged_id});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, StartsWith("outboxctl: NOT_FOUND: "));
+}
+
+TEST_F(CtlReplayPurgeTest, StatsCountEveryPurgedDeadLetter) {
+  const std::string id = MakeDeadLetter(absl::Now() - absl::Hours(100));
+  MakeDeadLetter(absl::Now() - absl::Hours(100));
+  ASSERT_EQ(Ctl({"purge-dead", id}).exit_code, 0);
+  ASSERT_EQ(Ctl({"purge-dead", "--older-than", "72h"}).exit_code, 0);
+  sink::ExitResult r = Ctl({"stats"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("dead letters purged: 2\n"));
+  EXPECT_EQ(Field(Json(Ctl({"stats", "--json"})), "dead_letters_purged"), "2");
+}
+
+TEST_F(CtlReplayPurgeTest, PurgeRefusesAnIdTogetherWithAnAge) {
+  sink::ExitResult r = Ctl({"purge-dead", "some-id", "--older-than", "72h"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("either --older-than or one dead letter id"));
 }
 
 TEST_F(CtlReplayPurgeTest, PurgeRefusesAZeroNegativeOrMissingAge) {

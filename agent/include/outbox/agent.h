@@ -60,9 +60,11 @@ struct AgentStats {
   uint64_t delivered = 0;  // 2xx answers marked delivered
   uint64_t retries_scheduled = 0;
   uint64_t dead_lettered = 0;
-  uint64_t offline_results = 0;  // requests that never reached the receiver
-  uint64_t quarantined = 0;      // undecodable entries moved to dead letters
-  bool offline = false;          // every destination is unreachable now
+  // Requests that never reached the receiver, or whose TLS verification
+  // failed (nothing was sent): not attempts.
+  uint64_t offline_results = 0;
+  uint64_t quarantined = 0;  // undecodable entries moved to dead letters
+  bool offline = false;      // every destination is unreachable now
 };
 
 // The delivery agent. One thread drives it: either Run() until Stop(), or a

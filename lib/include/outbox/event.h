@@ -80,6 +80,10 @@ struct DeadLetter {
   // kept in the store; only `event.seq` and `event.id` (a synthetic
   // "undecodable-<seq>") are meaningful, and it cannot be replayed.
   bool undecodable = false;
+
+  // When `undecodable`: the stored bytes that could not be decoded, exactly as
+  // found (possibly empty), for an operator or a repair tool. Else empty.
+  std::string undecodable_value;
 };
 
 }  // namespace outbox

@@ -116,6 +116,9 @@ struct Stats {
   absl::Duration oldest_pending_age = absl::ZeroDuration();
   uint64_t dead_letters = 0;
   uint64_t delivered_total = 0;  // since the store was created
+  // Dead letters deleted by PurgeDeadLetters or PurgeDeadLetter, since the
+  // store was created.
+  uint64_t dead_letters_purged = 0;
 };
 
 // An outbox store on local disk (RocksDB inside).
@@ -263,8 +266,16 @@ class Store {
   // Returns how many were removed.
   virtual absl::StatusOr<size_t> PurgeExpiredIdempotencyKeys() = 0;
 
-  // Deletes dead letters that died before `cutoff`. Returns how many.
+  // Deletes the dead letters that died before `cutoff`, except undecodable
+  // ones: those hold the only copy of damaged bytes and are kept until an
+  // operator deletes them with PurgeDeadLetter. Returns how many were deleted;
+  // Stats::dead_letters_purged counts them.
   virtual absl::StatusOr<size_t> PurgeDeadLetters(absl::Time cutoff) = 0;
+
+  // Deletes the dead letter `id`, undecodable or not (an undecodable one is
+  // listed under its key as id), counted in Stats::dead_letters_purged.
+  // Errors: kNotFound.
+  virtual absl::Status PurgeDeadLetter(absl::string_view id) = 0;
 
   virtual absl::StatusOr<Stats> GetStats() = 0;
 

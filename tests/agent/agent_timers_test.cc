@@ -1,0 +1,228 @@
+// Copyright (c) edge-outbox authors.
+//
+// The agent's own schedule, in process: probing an unreachable receiver (one
+// probe at a time per destination, probe_interval_min doubling to
+// probe_interval_max, at once on a network change) and the dead-letter
+// retention. The receiver is the recording transport and time is a fake
+// clock that only the test moves, so "not yet" and "now" are exact: each
+// RunOnce() does what is ready at the fake time and never waits, except
+// where a test waits for a real netlink notification.
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "outbox/agent.h"
+#include "tests/testing/network_namespace.h"
+#include "tests/testing/recording_transport.h"
+#include "tests/testing/skip.h"
+#include "tests/testing/status.h"
+#include "tests/testing/store_fixture.h"
+
+namespace outbox {
+namespace {
+
+using testing::AnswerWeights;
+using testing::MakeEvent;
+
+// Every request is answered "never reached the receiver".
+AnswerWeights AlwaysOffline() {
+  AnswerWeights w;
+  w.ok = w.server_error = w.too_many_requests = w.bad_request = 0;
+  w.lost_answer = 0;
+  w.offline = 1;
+  return w;
+}
+
+class AgentTimersTest : public testing::StoreTest {
+ protected:
+  // An agent on `config` whose requests go to receiver_ through transport_
+  // and whose clock is the store's fake clock_.
+  std::unique_ptr<Agent> MakeAgent(const std::string& config,
+                                   bool watch_network = false) {
+    AgentOptions options;
+    options.config_text = config;
+    options.clock = &clock_;
+    options.watch_network = watch_network;
+    auto transport = std::make_unique<testing::RecordingTransport>(
+        &receiver_, [] { return true; });
+    transport_ = transport.get();
+    options.transport = std::move(transport);
+    options.log = [this](absl::string_view line) { log_.emplace_back(line); };
+    auto agent = Agent::Create(store_.get(), std::move(options));
+    EXPECT_TRUE(agent.ok()) << agent.status();
+    return agent.ok() ? std::move(*agent) : nullptr;
+  }
+
+  // Requests the agent starts in one round at the current fake time, after
+  // which a second round takes in their answers.
+  uint64_t RequestsNow(Agent* agent) {
+    const uint64_t before = agent->stats().requests;
+    EXPECT_OUTBOX_OK(agent->RunOnce());
+    const uint64_t started = agent->stats().requests - before;
+    EXPECT_OUTBOX_OK(agent->RunOnce());
+    return started;
+  }
+
+  void TearDown() override {
+    if (HasFailure()) {
+      for (const std::string& line : log_)
+        std::cerr << "agent: " << line << "\n";
+    }
+  }
+
+  testing::Receiver receiver_{/*seed=*/1, AlwaysOffline()};
+  testing::RecordingTransport* transport_ = nullptr;  // owned by the agent
+  std::vector<std::string> log_;
+};
+
+constexpr char kOneDestination[] = R"(
+  destinations { name: "sink" url: "http://sink.test/" }
+  routes { event_type: "*" destination: "sink" }
+  agent { probe_interval_min: "1s" probe_interval_max: "8s" }
+)";
+
+TEST_F(AgentTimersTest, OneProbeAtATimePerUnreachableDestination) {
+  for (int i = 0; i < 3; ++i) {
+    CommitEvent(MakeEvent("a.sale"));
+    CommitEvent(MakeEvent("b.sale"));
+  }
+  auto agent = MakeAgent(R"(
+    destinations { name: "a" url: "http://a.test/" }
+    destinations { name: "b" url: "http://b.test/" }
+    routes { event_type: "a.*" destination: "a" }
+    routes { event_type: "b.*" destination: "b" }
+    agent { probe_interval_min: "1s" probe_interval_max: "8s" }
+  )");
+  ASSERT_NE(agent, nullptr);
+  ASSERT_EQ(RequestsNow(agent.get()), 6u);  // both reachable until answered
+  ASSERT_TRUE(agent->stats().offline);
+
+  // The probes do not answer for a while; time passes well beyond any
+  // backoff, and the agent gets round after round.
+  transport_->Hold();
+  clock_.Advance(absl::Seconds(1));
+  for (int round = 0; round < 5; ++round) {
+    ASSERT_OUTBOX_OK(agent->RunOnce());
+    clock_.Advance(absl::Seconds(30));
+  }
+  std::vector<std::string> probed;
+  for (const HttpRequest& r : transport_->waiting()) probed.push_back(r.url);
+  std::sort(probed.begin(), probed.end());
+  EXPECT_EQ(probed,
+            (std::vector<std::string>{"http://a.test/", "http://b.test/"}));
+  EXPECT_EQ(agent->stats().requests, 8u);
+
+  transport_->Release();
+  ASSERT_OUTBOX_OK(agent->RunOnce());
+  auto pending = store_->ListPending(10);
+  ASSERT_OUTBOX_OK(pending);
+  ASSERT_EQ(pending->size(), 6u);
+  for (const PendingEvent& e : *pending) EXPECT_EQ(e.attempts, 0u);
+}
+
+TEST_F(AgentTimersTest, ProbeIntervalDoublesFromMinToMax) {
+  CommitEvent(MakeEvent("sale"));
+  auto agent = MakeAgent(kOneDestination);
+  ASSERT_NE(agent, nullptr);
+  ASSERT_EQ(RequestsNow(agent.get()), 1u);  // unreachable from now on
+  for (int seconds : {1, 2, 4, 8, 8, 8}) {
+    SCOPED_TRACE(absl::StrCat("after a wait of ", seconds, " s"));
+    clock_.Advance(absl::Seconds(seconds) - absl::Milliseconds(1));
+    EXPECT_EQ(RequestsNow(agent.get()), 0u) << "probed too early";
+    clock_.Advance(absl::Milliseconds(1));
+    EXPECT_EQ(RequestsNow(agent.get()), 1u) << "no probe when due";
+  }
+  EXPECT_EQ(agent->stats().retries_scheduled, 0u);
+}
+
+// What happened in the private network namespace.
+struct NetworkChangeRun {
+  std::string missing;  // non-empty: the feature this machine lacks
+  std::string why;
+  uint64_t probes_before_change = 0;
+  uint64_t probes_after_change = 0;
+};
+
+TEST_F(AgentTimersTest, NetworkChangeProbesAtOnce) {
+  CommitEvent(MakeEvent("sale"));
+  NetworkChangeRun run;
+  // In a thread of its own: it alone moves into a fresh network namespace,
+  // where the agent's netlink socket hears only what this test changes.
+  std::thread thread([&] {
+    absl::Status entered = testing::EnterPrivateNetworkNamespace();
+    if (!entered.ok()) {
+      run.missing = "netns";
+      run.why = std::string(entered.message());
+      return;
+    }
+    // Probes an hour apart: only a network change can bring one sooner.
+    auto agent = MakeAgent(R"(
+      destinations { name: "sink" url: "http://sink.test/" }
+      routes { event_type: "*" destination: "sink" }
+      agent { probe_interval_min: "1h" probe_interval_max: "1h" }
+    )",
+                           /*watch_network=*/true);
+    if (agent == nullptr) return;
+    for (const std::string& line : log_) {
+      if (absl::StrContains(line, "network changes not watched")) {
+        run.missing = "netlink";
+        run.why = line;
+        return;
+      }
+    }
+    EXPECT_EQ(RequestsNow(agent.get()), 1u);  // unreachable from now on
+    clock_.Advance(absl::Minutes(59));
+    run.probes_before_change = RequestsNow(agent.get());
+    absl::Status up = testing::BringLoopbackUp();
+    if (!up.ok()) {
+      run.missing = "netns";
+      run.why = std::string(up.message());
+      return;
+    }
+    // Waits (real time, bounded to catch a hang) until the agent's fd says
+    // there is work: the notification, not a timer, which is an hour away.
+    const uint64_t before = agent->stats().requests;
+    EXPECT_OUTBOX_OK(agent->RunOnce(clock_.Now() + absl::Seconds(30)));
+    run.probes_after_change = agent->stats().requests - before;
+  });
+  thread.join();
+  if (!run.missing.empty()) OUTBOX_SKIP_WITHOUT(run.missing, run.why);
+  EXPECT_EQ(run.probes_before_change, 0u);
+  EXPECT_EQ(run.probes_after_change, 1u);
+}
+
+TEST_F(AgentTimersTest, RetentionDeletesOldDeadLettersAndCountsThem) {
+  CommitEvent(MakeEvent("sale"));
+  ASSERT_OUTBOX_OK(store_->MoveToDeadLetters(OnlyDue(), "rejected"));
+  clock_.Advance(absl::Hours(10));
+  const std::string young = CommitEvent(MakeEvent("sale"));
+  ASSERT_OUTBOX_OK(store_->MoveToDeadLetters(OnlyDue(), "rejected"));
+  clock_.Advance(absl::Hours(15));  // the first is 25 h dead, the second 15 h
+  auto agent = MakeAgent(R"(
+    destinations { name: "sink" url: "http://sink.test/" }
+    routes { event_type: "*" destination: "sink" }
+    agent { dead_letter_retention: "24h" }
+  )");
+  ASSERT_NE(agent, nullptr);
+  ASSERT_OUTBOX_OK(agent->RunOnce());
+  auto dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  ASSERT_EQ(dead->size(), 1u);
+  EXPECT_EQ((*dead)[0].event.id, young);
+  agent.reset();
+  Reopen();
+  auto stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->dead_letters_purged, 1u);
+  EXPECT_EQ(stats->dead_letters, 1u);
+}
+
+}  // namespace
+}  // namespace outbox
