@@ -40,6 +40,15 @@ struct StoreTestOptions {
   // A commit writes the caller's records and the outbox entries in two
   // separate batches (crash point kCommitBetweenSplitBatches between them).
   bool split_commit_batches = false;
+  // MarkDelivered writes without the WAL (WriteOptions::disableWAL): it
+  // returns OK, but only a memtable flush makes it durable, so a power cut
+  // brings the event back although its acknowledgement "was synced".
+  bool mark_delivered_without_wal = false;
+  // MarkDelivered counts an event whose seq is a multiple of 16 twice in
+  // delivered_total.
+  bool miscount_delivered_total = false;
+  // RecordAttempt writes a pending_count one too high.
+  bool miscount_pending = false;
 };
 
 // Opens a store whose files are reached through `env` (borrowed; must
@@ -124,6 +133,11 @@ class StoreImpl final : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return WriteLocked(batch, next, what, options_.sync);
   }
+  // WriteLocked without the WAL, for StoreTestOptions's broken variants.
+  absl::Status TEST_WriteWithoutWalLocked(rocksdb::WriteBatch* batch,
+                                          const storage::QueueState& next,
+                                          absl::string_view what)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // OK, or why writes are refused (closed, or an earlier failed write).
   absl::Status WritableLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The smallest pending seq greater than `seq`, or next_seq if none.

@@ -137,6 +137,7 @@ absl::Status StoreImpl::RecordAttempt(const PendingEvent& event,
   storage::QueueState next = state_;
   next.set_pending_bytes(
       SaturatingSub(next.pending_bytes(), stored.value.size()) + value.size());
+  if (test_.miscount_pending) next.set_pending_count(next.pending_count() + 1);
   internal::CrashPoint(internal::kAttemptBeforeWrite);
   OUTBOX_RETURN_IF_ERROR(
       WriteLocked(&batch, next, "recording a delivery attempt"));
@@ -156,13 +157,18 @@ absl::Status StoreImpl::MarkDelivered(const PendingEvent& event) {
   storage::QueueState next = state_;
   RemovePending(stored.value.size(), &next);
   next.set_delivered_total(next.delivered_total() + 1);
+  if (test_.miscount_delivered_total && event.seq % 16 == 0) {
+    next.set_delivered_total(next.delivered_total() + 1);
+  }
   if (event.seq == state_.head_seq()) {
     OUTBOX_ASSIGN_OR_RETURN(uint64_t head, HeadAfterLocked(event.seq));
     next.set_head_seq(head);
   }
   internal::CrashPoint(internal::kDeliveredBeforeWrite);
   OUTBOX_RETURN_IF_ERROR(
-      WriteLocked(&batch, next, "marking an event delivered"));
+      test_.mark_delivered_without_wal
+          ? TEST_WriteWithoutWalLocked(&batch, next, "marking delivered")
+          : WriteLocked(&batch, next, "marking an event delivered"));
   index_.Remove(event.seq, stored.entry.ordering_key(),
                 stored.entry.next_attempt_unix_ms());
   return absl::OkStatus();
@@ -290,6 +296,21 @@ absl::Status StoreImpl::Replay(absl::string_view event_id) {
     index_.Add(entry.seq(), entry.ordering_key(), entry.next_attempt_unix_ms());
   }
   Wake();
+  return absl::OkStatus();
+}
+
+// Test hooks (StoreTestOptions).
+
+absl::Status StoreImpl::TEST_WriteWithoutWalLocked(
+    rocksdb::WriteBatch* batch, const storage::QueueState& next,
+    absl::string_view what) {
+  OUTBOX_RETURN_IF_ERROR(WritableLocked());
+  rocksdb::Status s = batch->Put(meta_, keys::kQueueStateKey, Encode(next));
+  rocksdb::WriteOptions wo;
+  wo.disableWAL = true;  // the bug: durable only at the next flush
+  if (s.ok()) s = db_->Write(wo, batch);
+  if (!s.ok()) return FromRocks(s, what);
+  state_ = next;
   return absl::OkStatus();
 }
 

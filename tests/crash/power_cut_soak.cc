@@ -15,12 +15,14 @@
 #include "absl/strings/str_cat.h"
 #include "lib/crash_points.h"
 #include "outbox/agent.h"
-#include "tests/testing/recording_transport.h"
+#include "tests/crash/observed_store.h"
+#include "tests/crash/soak_disk.h"
 #include "tests/crash/soak_records.h"
 #include "tests/crash/soak_txns.h"
 #include "tests/fault_fs/crash_test_env.h"
 #include "tests/fault_fs/fault_injection_fs.h"
 #include "tests/testing/fake_clock.h"
+#include "tests/testing/recording_transport.h"
 #include "tests/testing/temp_dir.h"
 
 namespace outbox::testing {
@@ -111,6 +113,8 @@ class PowerCutSoak {
   Receiver receiver_;
   SoakModel model_;
   std::unique_ptr<Store> store_;
+  // store_ as the agent and the workload use it: tells model_ about acks.
+  std::unique_ptr<ObservedStore> observed_;
   std::unique_ptr<Agent> agent_;
   std::deque<std::string> agent_log_;
   std::vector<Violation> violations_;  // of the current cycle
@@ -146,6 +150,7 @@ PowerCutSoak::PowerCutSoak(const SoakOptions& options)
 PowerCutSoak::~PowerCutSoak() {
   internal::TEST_SetCrashHook(nullptr);
   agent_.reset();
+  observed_.reset();
   store_.reset();
 }
 
@@ -170,6 +175,8 @@ absl::Status PowerCutSoak::OpenStore() {
                        /*read_only=*/false, options_.store_test);
   if (!store.ok()) return store.status();
   store_ = std::move(*store);
+  observed_ = std::make_unique<ObservedStore>(
+      store_.get(), model_.acks(), [this] { return receiver_.log().size(); });
   return absl::OkStatus();
 }
 
@@ -186,7 +193,7 @@ void PowerCutSoak::StartAgent() {
     if (agent_log_.size() > kAgentLogLines) agent_log_.pop_front();
   };
   absl::StatusOr<std::unique_ptr<Agent>> agent =
-      Agent::Create(store_.get(), std::move(options));
+      Agent::Create(observed_.get(), std::move(options));
   Expect(agent.status(), "creating the agent");
   if (agent.ok()) agent_ = std::move(*agent);
 }
@@ -222,7 +229,8 @@ CutPlan PowerCutSoak::DrawPlan() {
 void PowerCutSoak::Commit(size_t index, int cycle) {
   const uint64_t order = ++commit_order_;
   const absl::Time now = clock_.Now();
-  absl::StatusOr<CommitResult> result = store_->Commit(model_.txn(index).txn);
+  absl::StatusOr<CommitResult> result =
+      observed_->Commit(model_.txn(index).txn);
   model_.OnCommit(index, result, order, now, cycle, Alive(), &violations_);
   if (!result.ok()) {
     ++report_.commits_failed;
@@ -241,22 +249,22 @@ void PowerCutSoak::AgentRound() {
 
 void PowerCutSoak::ReplayOne() {
   absl::StatusOr<std::vector<DeadLetter>> dead =
-      store_->ListDeadLetters(SIZE_MAX);
+      observed_->ListDeadLetters(SIZE_MAX);
   Expect(dead.status(), "listing dead letters");
   if (!dead.ok() || dead->empty()) return;
   const std::vector<std::string> ids = model_.SortBySerial(*dead);
   const std::string& id = ids[Uniform(0, static_cast<int>(ids.size()) - 1)];
-  Expect(store_->Replay(id), absl::StrCat("replaying ", id));
+  Expect(observed_->Replay(id), absl::StrCat("replaying ", id));
 }
 
 void PowerCutSoak::PurgeDeadLetters() {
   absl::StatusOr<std::vector<DeadLetter>> dead =
-      store_->ListDeadLetters(SIZE_MAX);
+      observed_->ListDeadLetters(SIZE_MAX);
   Expect(dead.status(), "listing dead letters");
   if (!dead.ok()) return;
   const absl::Time cutoff = clock_.Now() - absl::Seconds(Uniform(0, 8));
   model_.AllowPurge(*dead, cutoff);
-  Expect(store_->PurgeDeadLetters(cutoff).status(), "purging dead letters");
+  Expect(observed_->PurgeDeadLetters(cutoff).status(), "purging dead letters");
 }
 
 void PowerCutSoak::Workload(int cycle) {
@@ -289,7 +297,7 @@ void PowerCutSoak::Workload(int cycle) {
     } else if (draw < 0.96) {
       PurgeDeadLetters();
     } else {
-      Expect(store_->PurgeExpiredIdempotencyKeys().status(),
+      Expect(observed_->PurgeExpiredIdempotencyKeys().status(),
              "purging idempotency keys");
     }
   }
@@ -307,7 +315,8 @@ void PowerCutSoak::PowerCut() {
 
 std::string PowerCutSoak::ShutDown(const CutPlan& plan) {
   agent_.reset();
-  absl::Status closed = store_->Close();
+  absl::Status closed = observed_->Close();
+  observed_.reset();
   store_.reset();
   armed_point_.clear();
   std::string where;
@@ -336,7 +345,10 @@ std::string PowerCutSoak::CutDuringReopen(const CutPlan& plan) {
   fs_->SetCrashAfterOps(plan.ops);
   absl::Status opened = OpenStore();
   if (store_ != nullptr) {
+    // Not through observed_: this close covers none of the cycle's acks,
+    // which went with the first cut.
     store_->Close().IgnoreError();
+    observed_.reset();
     store_.reset();
   }
   std::string where = "reopen cut not reached";
@@ -376,9 +388,12 @@ void PowerCutSoak::RunCycle(int cycle) {
   }
   ++report_.cuts[where];
 
+  // Read before the store's open recounts anything (see soak_disk.h).
+  absl::StatusOr<DiskState> disk =
+      fatal_ ? absl::InternalError("power cut failed")
+             : ReadDiskState(env_.get(), dir_.Sub("db"));
   const uint64_t open_before = fs_->total_ops();
-  absl::Status opened =
-      fatal_ ? absl::InternalError("power cut failed") : OpenStore();
+  absl::Status opened = !disk.ok() ? disk.status() : OpenStore();
   if (!opened.ok()) {
     violations_.push_back(
         {ViolationKind::kReopenFailed,
@@ -389,7 +404,7 @@ void PowerCutSoak::RunCycle(int cycle) {
                     0.1 * static_cast<double>(fs_->total_ops() - open_before);
     const bool last = cycle + 1 == options_.cycles;
     report_.events_checked +=
-        model_.Check(store_.get(), receiver_.log(),
+        model_.Check(store_.get(), *disk, receiver_.log(),
                      last ? SIZE_MAX : options_.rolling_checks, &violations_);
   }
   if (!violations_.empty()) {
@@ -422,6 +437,7 @@ SoakReport PowerCutSoak::Run() {
     if (!report_.violations.empty() || fatal_) break;
   }
   report_.receipts = receiver_.log().size();
+  report_.acks = model_.acks()->counts();
   if (store_ != nullptr) store_->Close().IgnoreError();
   store_.reset();
   return report_;
