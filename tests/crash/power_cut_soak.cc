@@ -16,6 +16,7 @@
 #include "lib/crash_points.h"
 #include "outbox/agent.h"
 #include "tests/crash/observed_store.h"
+#include "tests/crash/soak_cut_plan.h"
 #include "tests/crash/soak_disk.h"
 #include "tests/crash/soak_records.h"
 #include "tests/crash/soak_txns.h"
@@ -50,24 +51,6 @@ constexpr absl::Duration kRound = absl::Milliseconds(1200);
 constexpr absl::Duration kIdempotencyWindow = absl::Hours(1);
 constexpr size_t kAgentLogLines = 12;
 
-// The points a soak of the correct store can reach, in data-path order.
-constexpr const char* kNamedPoints[] = {
-    internal::kCommitBeforeWrite,     internal::kCommitAfterWrite,
-    internal::kAgentBeforeSend,       internal::kAgentAfterAnswer,
-    internal::kAttemptBeforeWrite,    internal::kDeliveredBeforeWrite,
-    internal::kDeadLetterBeforeWrite, internal::kReplayBeforeWrite,
-    internal::kPurgeBeforeWrite,
-};
-
-// Where one cycle cuts the power.
-struct CutPlan {
-  enum class Kind { kNone, kNamed, kFileOp, kInReopen };
-  Kind kind = Kind::kNone;
-  std::string point;  // kNamed: at this point's `passage`-th passage
-  int passage = 1;
-  uint64_t ops = 0;  // kFileOp, kInReopen: mutating calls let through first
-};
-
 // One soak run. Thread-compatible, driven by one thread; one per process at
 // a time, because it owns the process-wide crash hook while it lives.
 class PowerCutSoak {
@@ -79,7 +62,6 @@ class PowerCutSoak {
  private:
   absl::Status OpenStore();
   void StartAgent();
-  CutPlan DrawPlan();
   void RunCycle(int cycle);
   void Workload(int cycle);
   void Commit(size_t index, int cycle);
@@ -196,34 +178,6 @@ void PowerCutSoak::StartAgent() {
       Agent::Create(observed_.get(), std::move(options));
   Expect(agent.status(), "creating the agent");
   if (agent.ok()) agent_ = std::move(*agent);
-}
-
-CutPlan PowerCutSoak::DrawPlan() {
-  CutPlan plan;
-  const double draw = std::uniform_real_distribution<double>(0, 1)(gen_);
-  if (draw < 0.10) return plan;  // a clean close
-  if (draw < 0.55) {
-    plan.kind = CutPlan::Kind::kNamed;
-    std::vector<std::string> points(std::begin(kNamedPoints),
-                                    std::end(kNamedPoints));
-    if (options_.store_test.split_commit_batches) {
-      points.push_back(internal::kCommitBetweenSplitBatches);
-    }
-    plan.point = points[Uniform(0, static_cast<int>(points.size()) - 1)];
-    // Dead letters, replays and purges happen about once a cycle or less:
-    // cut at their first passage, or they would hardly ever be cut.
-    const bool rare = plan.point == internal::kDeadLetterBeforeWrite ||
-                      plan.point == internal::kReplayBeforeWrite ||
-                      plan.point == internal::kPurgeBeforeWrite;
-    plan.passage = rare ? 1 : Uniform(1, 3);
-  } else if (draw < 0.90) {
-    plan.kind = CutPlan::Kind::kFileOp;
-    plan.ops = Uniform(0, static_cast<int>(ops_per_cycle_ * 1.25));
-  } else {
-    plan.kind = CutPlan::Kind::kInReopen;
-    plan.ops = Uniform(0, static_cast<int>(ops_per_open_ * 1.2));
-  }
-  return plan;
 }
 
 void PowerCutSoak::Commit(size_t index, int cycle) {
@@ -364,7 +318,9 @@ std::string PowerCutSoak::CutDuringReopen(const CutPlan& plan) {
 
 void PowerCutSoak::RunCycle(int cycle) {
   violations_.clear();
-  const CutPlan plan = DrawPlan();
+  const CutPlan plan =
+      DrawCutPlan(&gen_, options_.store_test.split_commit_batches,
+                  ops_per_cycle_, ops_per_open_);
   fired_point_.clear();
   armed_passed_ = 0;
   if (plan.kind == CutPlan::Kind::kNamed) {

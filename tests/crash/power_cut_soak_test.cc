@@ -68,7 +68,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "lib/crash_points.h"
+#include "tests/crash/soak_cut_plan.h"
 #include "tests/crash/soak_env.h"
 
 namespace outbox::testing {
@@ -98,12 +98,7 @@ TEST(PowerCutSoakTest, NothingCommittedIsEverLost) {
   // A soak whose cuts stopped landing would pass without testing anything:
   // in a run of this size every named point is cut at least once.
   if (options.cycles >= 1000) {
-    for (const char* point :
-         {internal::kCommitBeforeWrite, internal::kCommitAfterWrite,
-          internal::kAgentBeforeSend, internal::kAgentAfterAnswer,
-          internal::kAttemptBeforeWrite, internal::kDeliveredBeforeWrite,
-          internal::kDeadLetterBeforeWrite, internal::kReplayBeforeWrite,
-          internal::kPurgeBeforeWrite}) {
+    for (const char* point : kSoakNamedPoints) {
       auto it = report.cuts.find(point);
       EXPECT_TRUE(it != report.cuts.end() && it->second > 0)
           << "no power cut at " << point;

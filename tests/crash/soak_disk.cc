@@ -21,16 +21,16 @@ absl::StatusOr<std::unique_ptr<rocksdb::DB>> OpenRaw(
     rocksdb::Env* env, const std::string& path,
     std::vector<rocksdb::ColumnFamilyHandle*>* handles) {
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-  for (const char* f : {rocksdb::kDefaultColumnFamilyName.c_str(),
-                        keys::kMetaFamily, keys::kPendingFamily,
-                        keys::kDeadFamily}) {
+  for (const char* f :
+       {rocksdb::kDefaultColumnFamilyName.c_str(), keys::kMetaFamily,
+        keys::kPendingFamily, keys::kDeadFamily}) {
     descriptors.emplace_back(f, MakeFamilyOptions(f));
   }
   rocksdb::DB* raw = nullptr;
   // The store's own options: the same WAL recovery mode decides which
   // writes survived the cut.
-  rocksdb::Status s = rocksdb::DB::OpenForReadOnly(
-      MakeDbOptions(env), path, descriptors, handles, &raw);
+  rocksdb::Status s = rocksdb::DB::OpenForReadOnly(MakeDbOptions(env), path,
+                                                   descriptors, handles, &raw);
   if (!s.ok()) return FromRocks(s, "opening the store read-only");
   return std::unique_ptr<rocksdb::DB>(raw);
 }
