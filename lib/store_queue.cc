@@ -166,8 +166,8 @@ absl::Status StoreImpl::MarkDelivered(const PendingEvent& event) {
   }
   internal::CrashPoint(internal::kDeliveredBeforeWrite);
   OUTBOX_RETURN_IF_ERROR(
-      test_.mark_delivered_without_wal
-          ? TEST_WriteWithoutWalLocked(&batch, next, "marking delivered")
+      test_.mark_delivered_without_wal || test_.head_past_next_when_emptied
+          ? TEST_WriteDeliveredLocked(&batch, next)
           : WriteLocked(&batch, next, "marking an event delivered"));
   index_.Remove(event.seq, stored.entry.ordering_key(),
                 stored.entry.next_attempt_unix_ms());
@@ -301,16 +301,25 @@ absl::Status StoreImpl::Replay(absl::string_view event_id) {
 
 // Test hooks (StoreTestOptions).
 
-absl::Status StoreImpl::TEST_WriteWithoutWalLocked(
-    rocksdb::WriteBatch* batch, const storage::QueueState& next,
-    absl::string_view what) {
-  OUTBOX_RETURN_IF_ERROR(WritableLocked());
-  rocksdb::Status s = batch->Put(meta_, keys::kQueueStateKey, Encode(next));
-  rocksdb::WriteOptions wo;
-  wo.disableWAL = true;  // the bug: durable only at the next flush
-  if (s.ok()) s = db_->Write(wo, batch);
-  if (!s.ok()) return FromRocks(s, what);
-  state_ = next;
+absl::Status StoreImpl::TEST_WriteDeliveredLocked(
+    rocksdb::WriteBatch* batch, const storage::QueueState& next) {
+  storage::QueueState persisted = next;
+  if (test_.head_past_next_when_emptied && next.pending_count() == 0) {
+    persisted.set_head_seq(next.next_seq() + 1);
+  }
+  if (!test_.mark_delivered_without_wal) {
+    OUTBOX_RETURN_IF_ERROR(
+        WriteLocked(batch, persisted, "marking an event delivered"));
+  } else {
+    OUTBOX_RETURN_IF_ERROR(WritableLocked());
+    rocksdb::Status s =
+        batch->Put(meta_, keys::kQueueStateKey, Encode(persisted));
+    rocksdb::WriteOptions wo;
+    wo.disableWAL = true;  // the bug: durable only at the next flush
+    if (s.ok()) s = db_->Write(wo, batch);
+    if (!s.ok()) return write_error_ = FromRocks(s, "marking delivered");
+  }
+  state_ = next;  // in memory the right state: only the persisted one lies
   return absl::OkStatus();
 }
 

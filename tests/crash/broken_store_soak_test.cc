@@ -91,5 +91,16 @@ TEST(BrokenStoreSoakTest, MiscountedPendingIsCaughtByItsCheckAlone) {
       << report.ViolationReport();
 }
 
+// A persisted queue state the next open refuses (head past next_seq, when
+// a cut comes before the next write heals it); nothing else wrong.
+TEST(BrokenStoreSoakTest, InconsistentQueueStateIsCaughtByReopenFailedAlone) {
+  StoreTestOptions broken;
+  broken.head_past_next_when_emptied = true;
+  const SoakReport report = RunBroken(broken);
+  ASSERT_FALSE(report.violations.empty()) << report.Summary();
+  EXPECT_EQ(report.FiredChecks(), Names{"reopen_failed"})
+      << report.ViolationReport();
+}
+
 }  // namespace
 }  // namespace outbox::testing

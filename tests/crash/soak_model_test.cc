@@ -176,6 +176,33 @@ TEST_F(SoakModelTest, RepeatedKeyAnsweredAsDuplicateIsClean) {
   EXPECT_EQ(Check(), Kinds());
 }
 
+// The store gets the delivered transaction's event again behind the model's
+// back (the same ids, as a replayed or resurrected entry would have).
+TEST_F(SoakModelTest, DeliveredEventBackInTheStoreIsResurrected) {
+  const std::string a = Commit();
+  Receive(a, Answer::kOk);
+  Deliver(a);
+  ASSERT_EQ(Check(), Kinds());
+  ASSERT_OUTBOX_OK(store_->Commit(model_.txn(0).txn));
+  EXPECT_EQ(Check(), Kinds{ViolationKind::kResurrected});
+}
+
+TEST_F(SoakModelTest, RecordGoneWhileItsEventIsPendingIsEventWithoutRecord) {
+  Commit();
+  Txn erase;  // behind the model's back
+  erase.Delete(kSoakTable, model_.txn(0).record_keys[0]);
+  ASSERT_OUTBOX_OK(store_->Commit(erase));
+  EXPECT_EQ(Check(), (Kinds{ViolationKind::kEventWithoutRecord,
+                            ViolationKind::kEventWithoutRecord}));
+}
+
+TEST_F(SoakModelTest, CommitFailingWithThePowerOnIsUnexpectedError) {
+  const size_t index = model_.Add(MakeTxn(""));
+  model_.OnCommit(index, absl::UnavailableError("I/O error"), ++order_,
+                  clock_.Now(), 0, /*power_on=*/true, &violations_);
+  EXPECT_EQ(Check(), Kinds{ViolationKind::kUnexpectedError});
+}
+
 TEST_F(SoakModelTest, AcknowledgedEventsAreCountedOnce) {
   const std::string a = Commit();
   const std::string b = Commit();
