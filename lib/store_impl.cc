@@ -171,7 +171,11 @@ void StoreImpl::WriteGroupLocked() {
   rocksdb::WriteBatch batch = group_.Take();
   // The counters travel in the same batch as the change they count, so after
   // any crash they match the entries exactly.
-  rocksdb::Status s = batch.Put(meta_, keys::kQueueStateKey, Encode(written));
+  storage::QueueState persisted = written;
+  if (test_.head_past_next_when_emptied && written.pending_count() == 0) {
+    persisted.set_head_seq(written.next_seq() + 1);  // the broken variant
+  }
+  rocksdb::Status s = batch.Put(meta_, keys::kQueueStateKey, Encode(persisted));
   if (test_.ack_group_before_sync && n > 1) {
     // The broken variant: the followers hear OK before their data is synced.
     Writer* leader = writers_.front();

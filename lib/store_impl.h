@@ -43,6 +43,19 @@ struct StoreTestOptions {
   // Group commit acknowledges the writers that joined a leader's group
   // before the group's synced write, instead of after it.
   bool ack_group_before_sync = false;
+  // Settling deliveries writes without the WAL (WriteOptions::disableWAL):
+  // it returns OK, but only a memtable flush makes it durable, so a power
+  // cut brings the events back even after a later synced write.
+  bool mark_delivered_without_wal = false;
+  // Settling counts a delivered event whose seq is a multiple of 16 twice
+  // in delivered_total.
+  bool miscount_delivered_total = false;
+  // Recording an attempt writes a pending_count one too high.
+  bool miscount_pending = false;
+  // A write that leaves the queue empty persists a head past next_seq (in
+  // memory it is right, so the next write heals it), which an open refuses
+  // as inconsistent.
+  bool head_past_next_when_emptied = false;
 };
 
 // Opens a store whose files are reached through `env` (borrowed; must
@@ -225,6 +238,11 @@ class StoreImpl final : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // One settlement of SettleLocked into `build`.
   struct SettleBuild;
+  // The settlement batch written as StoreTestOptions::
+  // mark_delivered_without_wal says, bypassing the queue.
+  absl::Status TEST_WriteWithoutWalLocked(SettleBuild* build,
+                                          std::function<void()> apply)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status AddSettlementLocked(const Settlement& settlement,
                                    const StoredEntry& stored, absl::Time now,
                                    SettleBuild* build)

@@ -109,17 +109,21 @@ absl::StatusOr<SettleResult> StoreImpl::SettleLocked(
   if (build.attempted) internal::CrashPoint(internal::kAttemptBeforeWrite);
   if (build.buried) internal::CrashPoint(internal::kDeadLetterBeforeWrite);
   const int64_t now_ms = ToStoredMillis(now);
+  auto apply = [&] {
+    for (const SettleBuild::IndexChange& c : build.changes) {
+      if (c.remove) {
+        index_.Remove(c.seq, c.ordering_key);
+      } else {
+        index_.Reschedule(c.seq, c.ordering_key, IndexDue(c.due_ms, now_ms));
+      }
+    }
+  };
+  if (test_.mark_delivered_without_wal && build.delivered) {
+    OUTBOX_RETURN_IF_ERROR(TEST_WriteWithoutWalLocked(&build, apply));
+    return result;
+  }
   OUTBOX_RETURN_IF_ERROR(
-      WriteLocked(build.batch, build.next, "settling deliveries", sync, [&] {
-        for (const SettleBuild::IndexChange& c : build.changes) {
-          if (c.remove) {
-            index_.Remove(c.seq, c.ordering_key);
-          } else {
-            index_.Reschedule(c.seq, c.ordering_key,
-                              IndexDue(c.due_ms, now_ms));
-          }
-        }
-      }));
+      WriteLocked(build.batch, build.next, "settling deliveries", sync, apply));
   return result;
 }
 
@@ -136,6 +140,9 @@ absl::Status StoreImpl::AddSettlementLocked(const Settlement& st,
     const std::string value = Encode(entry);
     s = build->batch.Put(pending_, key, value);
     queue_state::Resize(stored.value.size(), value.size(), &build->next);
+    if (test_.miscount_pending) {
+      build->next.set_pending_count(build->next.pending_count() + 1);
+    }
     build->changes.push_back({seq, stored.entry.ordering_key(), false,
                               entry.next_attempt_unix_ms()});
     build->attempted = true;
@@ -147,6 +154,9 @@ absl::Status StoreImpl::AddSettlementLocked(const Settlement& st,
   build->changes.push_back({seq, stored.entry.ordering_key(), true, 0});
   if (st.kind == Settlement::Kind::kDelivered) {
     build->next.set_delivered_total(build->next.delivered_total() + 1);
+    if (test_.miscount_delivered_total && seq % 16 == 0) {
+      build->next.set_delivered_total(build->next.delivered_total() + 1);
+    }
     build->delivered = true;
     return FromRocks(s, "marking an event delivered");
   }
@@ -298,6 +308,23 @@ absl::Status StoreImpl::Replay(absl::string_view event_id) {
         }));
   }
   Wake();
+  return absl::OkStatus();
+}
+
+// Test hooks (StoreTestOptions).
+
+absl::Status StoreImpl::TEST_WriteWithoutWalLocked(
+    SettleBuild* build, std::function<void()> apply) {
+  // Only the single-threaded crash suites set this: nothing else is queued.
+  while (!writers_.empty()) serial_cv_.Wait(&mu_);
+  rocksdb::Status s =
+      build->batch.Put(meta_, keys::kQueueStateKey, Encode(build->next));
+  rocksdb::WriteOptions wo;
+  wo.disableWAL = true;  // the bug: durable only at the next flush
+  if (s.ok()) s = db_->Write(wo, &build->batch);
+  if (!s.ok()) return write_error_ = FromRocks(s, "settling deliveries");
+  state_ = tail_ = build->next;
+  apply();
   return absl::OkStatus();
 }
 

@@ -15,12 +15,15 @@
 #include "absl/strings/str_cat.h"
 #include "lib/crash_points.h"
 #include "outbox/agent.h"
-#include "tests/testing/recording_transport.h"
+#include "tests/crash/observed_store.h"
+#include "tests/crash/soak_cut_plan.h"
+#include "tests/crash/soak_disk.h"
 #include "tests/crash/soak_records.h"
 #include "tests/crash/soak_txns.h"
 #include "tests/fault_fs/crash_test_env.h"
 #include "tests/fault_fs/fault_injection_fs.h"
 #include "tests/testing/fake_clock.h"
+#include "tests/testing/recording_transport.h"
 #include "tests/testing/temp_dir.h"
 
 namespace outbox::testing {
@@ -48,24 +51,6 @@ constexpr absl::Duration kRound = absl::Milliseconds(1200);
 constexpr absl::Duration kIdempotencyWindow = absl::Hours(1);
 constexpr size_t kAgentLogLines = 12;
 
-// The points a soak of the correct store can reach, in data-path order.
-constexpr const char* kNamedPoints[] = {
-    internal::kCommitBeforeWrite,     internal::kCommitAfterWrite,
-    internal::kAgentBeforeSend,       internal::kAgentAfterAnswer,
-    internal::kAttemptBeforeWrite,    internal::kDeliveredBeforeWrite,
-    internal::kDeadLetterBeforeWrite, internal::kReplayBeforeWrite,
-    internal::kPurgeBeforeWrite,
-};
-
-// Where one cycle cuts the power.
-struct CutPlan {
-  enum class Kind { kNone, kNamed, kFileOp, kInReopen };
-  Kind kind = Kind::kNone;
-  std::string point;  // kNamed: at this point's `passage`-th passage
-  int passage = 1;
-  uint64_t ops = 0;  // kFileOp, kInReopen: mutating calls let through first
-};
-
 // One soak run. Thread-compatible, driven by one thread; one per process at
 // a time, because it owns the process-wide crash hook while it lives.
 class PowerCutSoak {
@@ -77,7 +62,6 @@ class PowerCutSoak {
  private:
   absl::Status OpenStore();
   void StartAgent();
-  CutPlan DrawPlan();
   void RunCycle(int cycle);
   void Workload(int cycle);
   void Commit(size_t index, int cycle);
@@ -111,6 +95,8 @@ class PowerCutSoak {
   Receiver receiver_;
   SoakModel model_;
   std::unique_ptr<Store> store_;
+  // store_ as the agent and the workload use it: tells model_ about acks.
+  std::unique_ptr<ObservedStore> observed_;
   std::unique_ptr<Agent> agent_;
   std::deque<std::string> agent_log_;
   std::vector<Violation> violations_;  // of the current cycle
@@ -146,6 +132,7 @@ PowerCutSoak::PowerCutSoak(const SoakOptions& options)
 PowerCutSoak::~PowerCutSoak() {
   internal::TEST_SetCrashHook(nullptr);
   agent_.reset();
+  observed_.reset();
   store_.reset();
 }
 
@@ -170,6 +157,8 @@ absl::Status PowerCutSoak::OpenStore() {
                        /*read_only=*/false, options_.store_test);
   if (!store.ok()) return store.status();
   store_ = std::move(*store);
+  observed_ = std::make_unique<ObservedStore>(
+      store_.get(), model_.acks(), [this] { return receiver_.log().size(); });
   return absl::OkStatus();
 }
 
@@ -186,43 +175,16 @@ void PowerCutSoak::StartAgent() {
     if (agent_log_.size() > kAgentLogLines) agent_log_.pop_front();
   };
   absl::StatusOr<std::unique_ptr<Agent>> agent =
-      Agent::Create(store_.get(), std::move(options));
+      Agent::Create(observed_.get(), std::move(options));
   Expect(agent.status(), "creating the agent");
   if (agent.ok()) agent_ = std::move(*agent);
-}
-
-CutPlan PowerCutSoak::DrawPlan() {
-  CutPlan plan;
-  const double draw = std::uniform_real_distribution<double>(0, 1)(gen_);
-  if (draw < 0.10) return plan;  // a clean close
-  if (draw < 0.55) {
-    plan.kind = CutPlan::Kind::kNamed;
-    std::vector<std::string> points(std::begin(kNamedPoints),
-                                    std::end(kNamedPoints));
-    if (options_.store_test.split_commit_batches) {
-      points.push_back(internal::kCommitBetweenSplitBatches);
-    }
-    plan.point = points[Uniform(0, static_cast<int>(points.size()) - 1)];
-    // Dead letters, replays and purges happen about once a cycle or less:
-    // cut at their first passage, or they would hardly ever be cut.
-    const bool rare = plan.point == internal::kDeadLetterBeforeWrite ||
-                      plan.point == internal::kReplayBeforeWrite ||
-                      plan.point == internal::kPurgeBeforeWrite;
-    plan.passage = rare ? 1 : Uniform(1, 3);
-  } else if (draw < 0.90) {
-    plan.kind = CutPlan::Kind::kFileOp;
-    plan.ops = Uniform(0, static_cast<int>(ops_per_cycle_ * 1.25));
-  } else {
-    plan.kind = CutPlan::Kind::kInReopen;
-    plan.ops = Uniform(0, static_cast<int>(ops_per_open_ * 1.2));
-  }
-  return plan;
 }
 
 void PowerCutSoak::Commit(size_t index, int cycle) {
   const uint64_t order = ++commit_order_;
   const absl::Time now = clock_.Now();
-  absl::StatusOr<CommitResult> result = store_->Commit(model_.txn(index).txn);
+  absl::StatusOr<CommitResult> result =
+      observed_->Commit(model_.txn(index).txn);
   model_.OnCommit(index, result, order, now, cycle, Alive(), &violations_);
   if (!result.ok()) {
     ++report_.commits_failed;
@@ -241,22 +203,22 @@ void PowerCutSoak::AgentRound() {
 
 void PowerCutSoak::ReplayOne() {
   absl::StatusOr<std::vector<DeadLetter>> dead =
-      store_->ListDeadLetters(SIZE_MAX);
+      observed_->ListDeadLetters(SIZE_MAX);
   Expect(dead.status(), "listing dead letters");
   if (!dead.ok() || dead->empty()) return;
   const std::vector<std::string> ids = model_.SortBySerial(*dead);
   const std::string& id = ids[Uniform(0, static_cast<int>(ids.size()) - 1)];
-  Expect(store_->Replay(id), absl::StrCat("replaying ", id));
+  Expect(observed_->Replay(id), absl::StrCat("replaying ", id));
 }
 
 void PowerCutSoak::PurgeDeadLetters() {
   absl::StatusOr<std::vector<DeadLetter>> dead =
-      store_->ListDeadLetters(SIZE_MAX);
+      observed_->ListDeadLetters(SIZE_MAX);
   Expect(dead.status(), "listing dead letters");
   if (!dead.ok()) return;
   const absl::Time cutoff = clock_.Now() - absl::Seconds(Uniform(0, 8));
   model_.AllowPurge(*dead, cutoff);
-  Expect(store_->PurgeDeadLetters(cutoff).status(), "purging dead letters");
+  Expect(observed_->PurgeDeadLetters(cutoff).status(), "purging dead letters");
 }
 
 void PowerCutSoak::Workload(int cycle) {
@@ -289,7 +251,7 @@ void PowerCutSoak::Workload(int cycle) {
     } else if (draw < 0.96) {
       PurgeDeadLetters();
     } else {
-      Expect(store_->PurgeExpiredIdempotencyKeys().status(),
+      Expect(observed_->PurgeExpiredIdempotencyKeys().status(),
              "purging idempotency keys");
     }
   }
@@ -307,7 +269,8 @@ void PowerCutSoak::PowerCut() {
 
 std::string PowerCutSoak::ShutDown(const CutPlan& plan) {
   agent_.reset();
-  absl::Status closed = store_->Close();
+  absl::Status closed = observed_->Close();
+  observed_.reset();
   store_.reset();
   armed_point_.clear();
   std::string where;
@@ -336,7 +299,10 @@ std::string PowerCutSoak::CutDuringReopen(const CutPlan& plan) {
   fs_->SetCrashAfterOps(plan.ops);
   absl::Status opened = OpenStore();
   if (store_ != nullptr) {
+    // Not through observed_: this close covers none of the cycle's acks,
+    // which went with the first cut.
     store_->Close().IgnoreError();
+    observed_.reset();
     store_.reset();
   }
   std::string where = "reopen cut not reached";
@@ -352,7 +318,9 @@ std::string PowerCutSoak::CutDuringReopen(const CutPlan& plan) {
 
 void PowerCutSoak::RunCycle(int cycle) {
   violations_.clear();
-  const CutPlan plan = DrawPlan();
+  const CutPlan plan =
+      DrawCutPlan(&gen_, options_.store_test.split_commit_batches,
+                  ops_per_cycle_, ops_per_open_);
   fired_point_.clear();
   armed_passed_ = 0;
   if (plan.kind == CutPlan::Kind::kNamed) {
@@ -376,9 +344,12 @@ void PowerCutSoak::RunCycle(int cycle) {
   }
   ++report_.cuts[where];
 
+  // Read before the store's open recounts anything (see soak_disk.h).
+  absl::StatusOr<DiskState> disk =
+      fatal_ ? absl::InternalError("power cut failed")
+             : ReadDiskState(env_.get(), dir_.Sub("db"));
   const uint64_t open_before = fs_->total_ops();
-  absl::Status opened =
-      fatal_ ? absl::InternalError("power cut failed") : OpenStore();
+  absl::Status opened = !disk.ok() ? disk.status() : OpenStore();
   if (!opened.ok()) {
     violations_.push_back(
         {ViolationKind::kReopenFailed,
@@ -389,7 +360,7 @@ void PowerCutSoak::RunCycle(int cycle) {
                     0.1 * static_cast<double>(fs_->total_ops() - open_before);
     const bool last = cycle + 1 == options_.cycles;
     report_.events_checked +=
-        model_.Check(store_.get(), receiver_.log(),
+        model_.Check(store_.get(), *disk, receiver_.log(),
                      last ? SIZE_MAX : options_.rolling_checks, &violations_);
   }
   if (!violations_.empty()) {
@@ -422,6 +393,7 @@ SoakReport PowerCutSoak::Run() {
     if (!report_.violations.empty() || fatal_) break;
   }
   report_.receipts = receiver_.log().size();
+  report_.acks = model_.acks()->counts();
   if (store_ != nullptr) store_->Close().IgnoreError();
   store_.reset();
   return report_;

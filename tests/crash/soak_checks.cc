@@ -18,7 +18,8 @@ constexpr size_t kListAll = SIZE_MAX;
 
 }  // namespace
 
-uint64_t SoakModel::Check(Store* store, const std::vector<ReceivedRequest>& log,
+uint64_t SoakModel::Check(Store* store, const DiskState& disk,
+                          const std::vector<ReceivedRequest>& log,
                           size_t rolling, std::vector<Violation>* out) {
   resolved_absent_.clear();
   resolved_committed_.clear();
@@ -33,29 +34,48 @@ uint64_t SoakModel::Check(Store* store, const std::vector<ReceivedRequest>& log,
                                  dead.status().ToString())});
     return 0;
   }
-  // The counters are written in the same batches as the entries they
-  // count, so no cut can make them disagree.
-  absl::StatusOr<Stats> stats = store->GetStats();
-  if (!stats.ok() || stats->pending_events != pending->size() ||
-      stats->dead_letters != dead->size()) {
-    out->push_back({ViolationKind::kCountersWrong,
-                    stats.ok()
-                        ? absl::StrCat("GetStats says ", stats->pending_events,
-                                       " pending and ", stats->dead_letters,
-                                       " dead; the store lists ",
-                                       pending->size(), " and ", dead->size())
-                        : stats.status().ToString()});
-  }
   StoreView view{store, {}, {}};
   for (const PendingEvent& e : *pending) view.pending[e.id] = &e;
   for (const DeadLetter& d : *dead) view.dead[d.event.id] = &d;
 
+  uint64_t checked = CheckStoredCounters(disk, out);
   ResolveInDoubt(view, out);
-  uint64_t checked = CheckReceipts(log, out);
+  checked += CheckReceipts(log, out);
+  checked += acks_.Check(disk, log, out);
   checked += CheckStoredEvents(view, out);
   checked += CheckOpenTxns(view, out);
   checked += CheckSettledTxns(view, rolling, out);
   return checked;
+}
+
+// The counters are written in the same batches as the entries they count,
+// so no cut can make them disagree. Judged on what was persisted, before
+// the store's open recounts pending_count and pending_bytes.
+uint64_t SoakModel::CheckStoredCounters(const DiskState& disk,
+                                        std::vector<Violation>* out) {
+  const storage::QueueState& q = disk.queue;
+  uint64_t bytes = 0;
+  for (const DiskState::Pending& p : disk.pending) {
+    bytes += p.bytes;
+    if (p.seq < q.head_seq() || p.seq >= q.next_seq()) {
+      out->push_back({ViolationKind::kStoredCountersWrong,
+                      absl::StrCat("pending seq ", p.seq, " (event ", p.id,
+                                   ") lies outside the persisted [head ",
+                                   q.head_seq(), ", next ", q.next_seq(),
+                                   "): no reader of the store sees it")});
+    }
+  }
+  if (q.pending_count() != disk.pending.size() || q.pending_bytes() != bytes ||
+      q.dead_count() != disk.dead.size()) {
+    out->push_back(
+        {ViolationKind::kStoredCountersWrong,
+         absl::StrCat("persisted queue state says ", q.pending_count(),
+                      " pending (", q.pending_bytes(), " bytes) and ",
+                      q.dead_count(), " dead; the store holds ",
+                      disk.pending.size(), " (", bytes, " bytes) and ",
+                      disk.dead.size())});
+  }
+  return disk.pending.size() + 1;
 }
 
 SoakModel::Presence SoakModel::Look(const StoreView& view, const ModelTxn& txn,

@@ -13,34 +13,6 @@
 
 namespace outbox::testing {
 
-const char* ViolationKindName(ViolationKind kind) {
-  switch (kind) {
-    case ViolationKind::kReopenFailed:
-      return "reopen failed";
-    case ViolationKind::kLostCommit:
-      return "lost acknowledged commit";
-    case ViolationKind::kRecordWithoutEvent:
-      return "record without event";
-    case ViolationKind::kEventWithoutRecord:
-      return "event without record";
-    case ViolationKind::kUncommittedEventSent:
-      return "uncommitted event sent";
-    case ViolationKind::kEventChanged:
-      return "event changed";
-    case ViolationKind::kOrderBroken:
-      return "ordering key out of commit order";
-    case ViolationKind::kIdempotencyBroken:
-      return "idempotency key committed twice";
-    case ViolationKind::kResurrected:
-      return "resurrected";
-    case ViolationKind::kCountersWrong:
-      return "queue counters wrong";
-    case ViolationKind::kUnexpectedError:
-      return "error with the power on";
-  }
-  return "?";
-}
-
 std::string SoakModel::Describe(const ModelTxn& txn) {
   static constexpr const char* kStates[] = {"in doubt", "committed", "absent",
                                             "duplicate"};

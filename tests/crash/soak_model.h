@@ -20,34 +20,12 @@
 #include "absl/time/time.h"
 #include "outbox/store.h"
 #include "outbox/txn.h"
+#include "tests/crash/soak_acks.h"
+#include "tests/crash/soak_disk.h"
+#include "tests/crash/soak_violation.h"
 #include "tests/testing/recording_transport.h"
 
 namespace outbox::testing {
-
-enum class ViolationKind {
-  kReopenFailed,          // the store did not reopen after a power cut
-  kLostCommit,            // a commit that returned OK (or that a reopen
-                          // showed) is gone, records and events alike
-  kRecordWithoutEvent,    // a record is there, an event of its txn is gone
-                          // without having been delivered
-  kEventWithoutRecord,    // an event is there (or was delivered), a record
-                          // of its txn is not
-  kUncommittedEventSent,  // the receiver got an event that was never
-                          // committed
-  kEventChanged,          // a (re)sent or stored event's body differs
-  kOrderBroken,           // first deliveries of an ordering key out of
-                          // commit order
-  kIdempotencyBroken,     // a repeated idempotency key wrote a second set
-  kResurrected,           // something a reopen showed gone came back
-  kCountersWrong,         // Store::GetStats disagrees with the entries
-  kUnexpectedError,       // an operation failed with the power on
-};
-const char* ViolationKindName(ViolationKind kind);
-
-struct Violation {
-  ViolationKind kind;
-  std::string detail;
-};
 
 // One transaction the workload tried to commit.
 struct ModelTxn {
@@ -114,13 +92,18 @@ class SoakModel {
     return resolved_committed_;
   }
 
-  // Runs every check against the freshly reopened `store` and the receiver's
-  // `log` (the part not seen by earlier calls), appending what it finds.
-  // `rolling` transactions out of the checks' way (settled, duplicate,
-  // absent) are re-read per call, round robin; SIZE_MAX re-reads all. Returns
-  // the number of event checks made.
-  uint64_t Check(Store* store, const std::vector<ReceivedRequest>& log,
-                 size_t rolling, std::vector<Violation>* out);
+  // Acknowledgements, as the soak's ObservedStore reports them.
+  AckLedger* acks() { return &acks_; }
+
+  // Runs every check against the freshly reopened `store`, what its files
+  // held before it opened (`disk`) and the receiver's `log` (the part not
+  // seen by earlier calls), appending what it finds. `rolling` transactions
+  // out of the checks' way (settled, duplicate, absent) are re-read per
+  // call, round robin; SIZE_MAX re-reads all. Returns the number of event
+  // checks made.
+  uint64_t Check(Store* store, const DiskState& disk,
+                 const std::vector<ReceivedRequest>& log, size_t rolling,
+                 std::vector<Violation>* out);
 
  private:
   struct ModelEvent {
@@ -149,6 +132,8 @@ class SoakModel {
   Presence Look(const StoreView& view, const ModelTxn& txn,
                 std::vector<Violation>* out);
   void ResolveInDoubt(const StoreView& view, std::vector<Violation>* out);
+  static uint64_t CheckStoredCounters(const DiskState& disk,
+                                      std::vector<Violation>* out);
   uint64_t CheckReceipts(const std::vector<ReceivedRequest>& log,
                          std::vector<Violation>* out);
   uint64_t CheckStoredEvents(const StoreView& view,
@@ -160,6 +145,7 @@ class SoakModel {
   static std::string Describe(const ModelTxn& txn);
 
   std::vector<ModelTxn> txns_;
+  AckLedger acks_;
   absl::flat_hash_map<std::string, ModelEvent> events_;  // by event id
   absl::flat_hash_map<std::string, size_t> owners_;  // idempotency key -> txn
   std::vector<std::pair<absl::Time, std::string>> committed_keys_;

@@ -2,7 +2,10 @@
 
 #include "tests/crash/soak_report.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace outbox::testing {
 
@@ -13,12 +16,27 @@ bool SoakReport::HasViolation(ViolationKind kind) const {
   return false;
 }
 
+std::vector<std::string> SoakReport::FiredChecks() const {
+  std::vector<std::string> names;
+  for (const Violation& v : violations) {
+    const std::string name = ViolationKindName(v.kind);
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
+    }
+  }
+  return names;
+}
+
 std::string SoakReport::Summary() const {
   std::string s = absl::StrCat(
       "power-cut soak: seed ", seed, ", ", cycles, " cycles, ", events_checked,
       " event checks; commits ok ", commits_ok, ", failed in the cut ",
       commits_failed, ", duplicates ", duplicates, ", retried after a cut ",
-      retries, "; receiver got ", receipts, " requests\n  cuts per point:");
+      retries, "; receiver got ", receipts,
+      " requests\n  acknowledgements: ", acks.returned, " returned, ",
+      acks.lost_uncovered, " lost uncovered in a cut (allowed), ",
+      acks.confirmed, " confirmed by a reopen; delivered_total checked ",
+      acks.total_checks, " times\n  cuts per point:");
   for (const auto& [where, n] : cuts)
     absl::StrAppend(&s, "\n    ", where, ": ", n);
   absl::StrAppend(&s, "\n  named points passed:");
@@ -32,7 +50,8 @@ std::string SoakReport::ViolationReport() const {
   std::string s =
       absl::StrCat("VIOLATION in cycle ", violation_cycle, " (seed ", seed,
                    ", power cut at: ", violation_cut,
-                   "); reproduce with OUTBOX_SOAK_SEED=", seed);
+                   "); reproduce with OUTBOX_SOAK_SEED=", seed,
+                   "\n  checks fired: ", absl::StrJoin(FiredChecks(), ", "));
   for (const Violation& v : violations) {
     absl::StrAppend(&s, "\n  [", ViolationKindName(v.kind), "] ", v.detail);
   }

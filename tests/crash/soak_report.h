@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/crash/soak_model.h"
+#include "tests/crash/soak_acks.h"
+#include "tests/crash/soak_violation.h"
 
 namespace outbox::testing {
 
@@ -23,6 +24,7 @@ struct SoakReport {
   uint64_t duplicates = 0;  // commits answered as duplicates
   uint64_t retries = 0;     // in-doubt transactions committed again
   uint64_t receipts = 0;    // requests that reached the receiver
+  AckCounts acks;           // acknowledgements and their checks
   // Where the power went, by cycle count: a named crash point, "file op
   // <kind>", "file op <kind> in reopen", "clean close" (no cut planned), or
   // "<plan> not reached".
@@ -38,9 +40,12 @@ struct SoakReport {
   std::vector<std::string> agent_log;
 
   bool HasViolation(ViolationKind kind) const;
+  // The names of the checks that fired (ViolationKindName), each once, in
+  // the order they first fired.
+  std::vector<std::string> FiredChecks() const;
   // Multi-line summary of the figures above.
   std::string Summary() const;
-  // Seed, cycle, cut point and each violation.
+  // Seed, cycle, cut point, the checks that fired and each violation.
   std::string ViolationReport() const;
 };
 

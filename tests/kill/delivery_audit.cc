@@ -12,6 +12,43 @@
 #include "tests/testing/sink_process.h"
 
 namespace outbox::testing {
+
+const char* AuditCheckName(AuditCheck check) {
+  switch (check) {
+    case AuditCheck::kAcknowledgedTwice:
+      return "acknowledged_twice";
+    case AuditCheck::kAcknowledgedOutOfRange:
+      return "acknowledged_out_of_range";
+    case AuditCheck::kNotASaleEvent:
+      return "not_a_sale_event";
+    case AuditCheck::kBadSignature:
+      return "bad_signature";
+    case AuditCheck::kIdWithTwoBodies:
+      return "id_with_two_bodies";
+    case AuditCheck::kSaleWithTwoIds:
+      return "sale_with_two_ids";
+    case AuditCheck::kAcknowledgedNotDelivered:
+      return "acknowledged_not_delivered";
+    case AuditCheck::kAcknowledgedIdNotSent:
+      return "acknowledged_id_not_sent";
+    case AuditCheck::kNotCommitted:
+      return "not_committed";
+    case AuditCheck::kCommittedIdDiffers:
+      return "committed_id_differs";
+    case AuditCheck::kCounterWrong:
+      return "counter_wrong";
+    case AuditCheck::kCommittedNotDelivered:
+      return "committed_not_delivered";
+    case AuditCheck::kBeyondCounter:
+      return "beyond_counter";
+    case AuditCheck::kNotDrained:
+      return "not_drained";
+    case AuditCheck::kOrderBroken:
+      return "order_broken";
+  }
+  return "?";
+}
+
 namespace {
 
 constexpr char kTable[] = "sales";             // as in pos_sim_main.cc
@@ -41,10 +78,12 @@ class Auditor {
   }
 
  private:
-  void Violation(std::string what) {
+  void Violation(AuditCheck check, std::string what) {
     ++report_.violation_count;
+    const char* name = AuditCheckName(check);
+    ++report_.fired[name];
     if (report_.violations.size() < kViolationsKept) {
-      report_.violations.push_back(std::move(what));
+      report_.violations.push_back(absl::StrCat("[", name, "] ", what));
     }
   }
   std::string Sale(int64_t n) const { return absl::StrCat(in_.till, "-", n); }
@@ -54,15 +93,18 @@ class Auditor {
   void CheckAcknowledged() {
     report_.acknowledged = static_cast<int64_t>(in_.acknowledged.size());
     for (const AcknowledgedSale& a : in_.acknowledged) {
+      if (a.n < 0 || a.n >= in_.sales) {
+        Violation(AuditCheck::kAcknowledgedOutOfRange,
+                  absl::StrCat("acknowledged sale number ", a.n,
+                               " is outside [0, ", in_.sales, ")"));
+        continue;
+      }
       auto [it, fresh] = acked_.emplace(a.n, a);
       if (!fresh) {
-        Violation(absl::StrCat("sale ", Sale(a.n), " acknowledged twice: run ",
+        Violation(AuditCheck::kAcknowledgedTwice,
+                  absl::StrCat("sale ", Sale(a.n), " acknowledged twice: run ",
                                it->second.run, " (", it->second.event_id,
                                ") and run ", a.run, " (", a.event_id, ")"));
-      }
-      if (a.n < 0 || a.n >= in_.sales) {
-        Violation(absl::StrCat("acknowledged sale number ", a.n,
-                               " is outside [0, ", in_.sales, ")"));
       }
     }
   }
@@ -77,18 +119,21 @@ class Auditor {
       if (r.dropped) ++report_.drops;
       if (!r.dropped && !r.ok()) ++report_.failures;
       if (r.id.empty() || r.n < 0 || r.sale != Sale(r.n)) {
-        Violation(absl::StrCat("sink line ", r.seq, " is not a sale event of ",
+        Violation(AuditCheck::kNotASaleEvent,
+                  absl::StrCat("sink line ", r.seq, " is not a sale event of ",
                                in_.till, ": id \"", r.id, "\" body ", r.body));
         continue;
       }
       if (!r.signature_valid) {
-        Violation(absl::StrCat("sink line ", r.seq, " has a bad signature"));
+        Violation(AuditCheck::kBadSignature,
+                  absl::StrCat("sink line ", r.seq, " has a bad signature"));
       }
       auto [first, fresh] = first_of_id.emplace(r.id, &r);
       if (!fresh) {
         ++report_.resends;
         if (first->second->body != r.body) {
-          Violation(absl::StrCat("id ", r.id, " carried two bodies: line ",
+          Violation(AuditCheck::kIdWithTwoBodies,
+                    absl::StrCat("id ", r.id, " carried two bodies: line ",
                                  first->second->seq, " ", first->second->body,
                                  ", line ", r.seq, " ", r.body));
         }
@@ -100,9 +145,10 @@ class Auditor {
     }
     for (const auto& [n, seen] : sales_) {
       if (seen.ids.size() > 1) {
-        Violation(absl::StrCat("sale ", Sale(n), " was sent under ",
-                               seen.ids.size(),
-                               " ids: ", absl::StrJoin(seen.ids, ", ")));
+        Violation(
+            AuditCheck::kSaleWithTwoIds,
+            absl::StrCat("sale ", Sale(n), " was sent under ", seen.ids.size(),
+                         " ids: ", absl::StrJoin(seen.ids, ", ")));
       }
     }
   }
@@ -111,10 +157,13 @@ class Auditor {
     for (const auto& [n, a] : acked_) {
       auto it = sales_.find(n);
       if (it == sales_.end() || !it->second.first_ok) {
-        Violation(absl::StrCat("acknowledged sale ", Sale(n), " (", a.event_id,
+        Violation(AuditCheck::kAcknowledgedNotDelivered,
+                  absl::StrCat("acknowledged sale ", Sale(n), " (", a.event_id,
                                ", run ", a.run, ") was never answered 2xx"));
-      } else if (it->second.ids.count(a.event_id) == 0) {
-        Violation(absl::StrCat("acknowledged sale ", Sale(n), " printed id ",
+      } else if (it->second.ids.size() == 1 &&
+                 *it->second.ids.begin() != a.event_id) {
+        Violation(AuditCheck::kAcknowledgedIdNotSent,
+                  absl::StrCat("acknowledged sale ", Sale(n), " printed id ",
                                a.event_id, " but was sent as ",
                                *it->second.ids.begin()));
       }
@@ -126,18 +175,21 @@ class Auditor {
     for (const auto& [n, seen] : sales_) {
       absl::StatusOr<std::string> record = store_->Get(kTable, Sale(n));
       if (!record.ok()) {
-        Violation(absl::StrCat(
-            "sale ", Sale(n), " reached the sink but the ",
-            "store has no record of it: ", record.status().ToString()));
+        Violation(AuditCheck::kNotCommitted,
+                  absl::StrCat("sale ", Sale(n), " reached the sink but the ",
+                               "store has no record of it: ",
+                               record.status().ToString()));
         continue;
       }
+      recorded_.insert(n);
       const std::string committed_id =
           sink::JsonField(*record, "event_id").value_or("");
-      for (const std::string& id : seen.ids) {
-        if (committed_id != absl::StrCat("\"", id, "\"")) {
-          Violation(absl::StrCat("sale ", Sale(n), " reached the sink as ", id,
-                                 " but was committed with ", committed_id));
-        }
+      const std::string& id = *seen.ids.begin();
+      if (seen.ids.size() == 1 &&
+          committed_id != absl::StrCat("\"", id, "\"")) {
+        Violation(AuditCheck::kCommittedIdDiffers,
+                  absl::StrCat("sale ", Sale(n), " reached the sink as ", id,
+                               " but was committed with ", committed_id));
       }
     }
   }
@@ -145,32 +197,40 @@ class Auditor {
   void CheckContiguousAndDrained() {
     absl::StatusOr<std::string> next = store_->Get(kTable, kNextSaleKey);
     if (!next.ok() || !absl::SimpleAtoi(*next, &report_.committed)) {
-      Violation(absl::StrCat("the store has no readable next-sale counter: ",
+      Violation(AuditCheck::kCounterWrong,
+                absl::StrCat("the store has no readable next-sale counter: ",
                              next.status().ToString()));
       return;
     }
     if (report_.committed != in_.sales) {
-      Violation(absl::StrCat("the store's next-sale counter is ",
+      Violation(AuditCheck::kCounterWrong,
+                absl::StrCat("the store's next-sale counter is ",
                              report_.committed, ", want ", in_.sales));
     }
     for (int64_t n = 0; n < report_.committed; ++n) {
-      if (acked_.count(n) == 0) ++report_.committed_unacknowledged;
+      if (acked_.count(n) != 0) continue;
+      ++report_.committed_unacknowledged;
       auto it = sales_.find(n);
       if (it == sales_.end() || !it->second.first_ok) {
-        Violation(absl::StrCat("committed sale ", Sale(n),
+        Violation(AuditCheck::kCommittedNotDelivered,
+                  absl::StrCat("committed sale ", Sale(n),
                                " was never answered 2xx"));
       }
     }
-    if (!sales_.empty() && sales_.rbegin()->first >= report_.committed) {
-      Violation(absl::StrCat("sale ", Sale(sales_.rbegin()->first),
-                             " reached the sink beyond the counter ",
-                             report_.committed));
+    for (int64_t n : recorded_) {
+      if (n >= report_.committed) {
+        Violation(AuditCheck::kBeyondCounter,
+                  absl::StrCat("sale ", Sale(n), " reached the sink beyond ",
+                               "the counter ", report_.committed));
+      }
     }
     absl::StatusOr<Stats> stats = store_->GetStats();
     if (!stats.ok()) {
-      Violation(absl::StrCat("GetStats: ", stats.status().ToString()));
+      Violation(AuditCheck::kNotDrained,
+                absl::StrCat("GetStats: ", stats.status().ToString()));
     } else if (stats->pending_events != 0 || stats->dead_letters != 0) {
-      Violation(absl::StrCat("after draining, the store still has ",
+      Violation(AuditCheck::kNotDrained,
+                absl::StrCat("after draining, the store still has ",
                              stats->pending_events, " pending events and ",
                              stats->dead_letters, " dead letters"));
     }
@@ -180,14 +240,16 @@ class Auditor {
   // answered 2xx, which also puts first deliveries in commit order.
   void CheckFirstDeliveriesInCommitOrder() {
     for (const auto& [n, seen] : sales_) {
-      if (n == 0) continue;
       auto previous = sales_.find(n - 1);
-      if (previous == sales_.end() || !previous->second.first_ok ||
-          *previous->second.first_ok > *seen.first_request) {
-        Violation(absl::StrCat(
-            "sale ", Sale(n), " was first sent at sink line ",
-            in_.requests[*seen.first_request].seq, ", before sale ",
-            Sale(n - 1), " had been answered 2xx"));
+      if (n == 0 || previous == sales_.end() || !previous->second.first_ok) {
+        continue;  // a predecessor never answered 2xx: not this check's
+      }
+      if (*previous->second.first_ok > *seen.first_request) {
+        Violation(AuditCheck::kOrderBroken,
+                  absl::StrCat("sale ", Sale(n), " was first sent at sink ",
+                               "line ", in_.requests[*seen.first_request].seq,
+                               ", before sale ", Sale(n - 1),
+                               " had been answered 2xx"));
       }
     }
   }
@@ -197,6 +259,7 @@ class Auditor {
   AuditReport report_;
   std::map<int64_t, AcknowledgedSale> acked_;
   std::map<int64_t, SaleSeen> sales_;
+  std::set<int64_t> recorded_;  // sales the sink saw that have a record
 };
 
 }  // namespace

@@ -2,12 +2,25 @@
 //
 // Checks what a receiver got against what a killed-and-restarted
 // outbox-pos-sim acknowledged and what its store holds at the end. The
-// invariants are listed at the top of pos_sim_kill_test.cc.
+// invariants are listed at the top of pos_sim_kill_test.cc; each is one
+// AuditCheck, reported under a stable name.
+//
+// Each broken invariant is reported by one check, the narrowest that covers
+// it, so that a test can tell which fired: a sink line that is not a sale
+// event is judged by not_a_sale_event alone; an acknowledged number outside
+// the sales by acknowledged_out_of_range alone; a sale sent under several
+// ids by sale_with_two_ids, the id comparisons judging only sales sent under
+// one id; an acknowledged sale's delivery by acknowledged_not_delivered,
+// committed_not_delivered judging the sales never acknowledged; a sale
+// without a record by not_committed, beyond_counter judging sales with a
+// record; and order_broken judges only sales whose predecessor was answered
+// 2xx (a predecessor never answered is the delivery checks').
 
 #ifndef OUTBOX_TESTS_KILL_DELIVERY_AUDIT_H_
 #define OUTBOX_TESTS_KILL_DELIVERY_AUDIT_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,6 +28,27 @@
 #include "tests/kill/sink_log_tail.h"
 
 namespace outbox::testing {
+
+// The audit's checks; AuditCheckName gives each one's stable name.
+enum class AuditCheck {
+  kAcknowledgedTwice,         // a sale acknowledged by two lines
+  kAcknowledgedOutOfRange,    // an acknowledged number outside [0, sales)
+  kNotASaleEvent,             // a sink line that is no sale of the till
+  kBadSignature,              // a request whose signature did not verify
+  kIdWithTwoBodies,           // requests with one id carrying two bodies
+  kSaleWithTwoIds,            // requests for one sale carrying two ids
+  kAcknowledgedNotDelivered,  // an acknowledged sale never answered 2xx
+  kAcknowledgedIdNotSent,     // an acknowledged sale sent under another id
+  kNotCommitted,              // a sale the sink saw has no record
+  kCommittedIdDiffers,        // a sale sent under another id than its record
+  kCounterWrong,              // the next-sale counter is not --sales
+  kCommittedNotDelivered,     // a committed, unacknowledged sale never 2xx
+  kBeyondCounter,             // a sale with a record at or above the counter
+  kNotDrained,                // events pending or dead after the last run
+  kOrderBroken,               // a sale sent before its predecessor's 2xx
+};
+// E.g. "sale_with_two_ids".
+const char* AuditCheckName(AuditCheck check);
 
 // A "sale <sale-id> <event-id>" line outbox-pos-sim printed.
 struct AcknowledgedSale {
@@ -42,7 +76,10 @@ struct AuditReport {
   int64_t drops = 0;
   int64_t failures = 0;  // answered, not 2xx
   int64_t violation_count = 0;
-  std::vector<std::string> violations;  // the first few, readable
+  // Violations per check, by AuditCheckName; only checks that fired.
+  std::map<std::string, int64_t> fired;
+  // The first few, readable, each starting with "[<check name>] ".
+  std::vector<std::string> violations;
 };
 
 // Audits the soak. `store` is the soak's store, opened after the last run

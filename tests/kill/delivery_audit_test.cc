@@ -1,7 +1,8 @@
 // Copyright (c) edge-outbox authors.
 //
 // The kill soak's audit must catch each broken invariant it claims to check;
-// these tests break one at a time on a hand-made store and sink log.
+// these tests break one at a time on a hand-made store and sink log, and
+// each asserts that exactly the check meant for it fired, by name.
 
 #include "tests/kill/delivery_audit.h"
 
@@ -32,8 +33,9 @@ class DeliveryAuditTest : public ::testing::Test {
     input_.till = "till-1";
   }
 
-  // Commits sale n as outbox-pos-sim does; returns its event id.
-  std::string CommitSale(int64_t n) {
+  // Commits sale n as outbox-pos-sim does (the counter then says `next`,
+  // n + 1 unless given); returns its event id.
+  std::string CommitSale(int64_t n, int64_t next = -1) {
     const std::string sale = absl::StrCat("till-1-", n);
     Txn txn;
     Event event;
@@ -43,9 +45,9 @@ class DeliveryAuditTest : public ::testing::Test {
     const std::string id = txn.Emit(event);
     txn.Put("sales", sale,
             absl::StrCat(R"({"n":)", n, R"(,"event_id":")", id, R"("})"));
-    txn.Put("sales", "!next-sale", absl::StrCat(n + 1));
+    txn.Put("sales", "!next-sale", absl::StrCat(next < 0 ? n + 1 : next));
     EXPECT_OUTBOX_OK(store_->Commit(txn));
-    input_.sales = n + 1;
+    input_.sales = next < 0 ? n + 1 : next;
     return id;
   }
 
@@ -67,7 +69,7 @@ class DeliveryAuditTest : public ::testing::Test {
 
   // Appends a request as the sink would log it.
   void Sent(int64_t n, const std::string& id, int status,
-            const std::string& body = "") {
+            const std::string& body = "", bool signature_valid = true) {
     const std::string payload = body.empty() ? Body(n) : body;
     std::string escaped;
     for (char c : payload) {
@@ -78,10 +80,11 @@ class DeliveryAuditTest : public ::testing::Test {
     input_.requests.push_back(ParseSinkLine(absl::StrCat(
         R"({"seq":)", seq, R"(,"id":")", id,
         R"(","webhook_timestamp":1,"ts_ms":1,"method":"POST","path":"/",)",
-        R"("signature_valid":true,"signature_error":null,"duplicate":false,)",
-        R"("action":")", status == 0 ? "drop" : "answer", R"(","status":)",
-        status, R"(,"idempotency_key":null,"content_type":null,"body":")",
-        escaped, R"("})")));
+        R"("signature_valid":)", signature_valid ? "true" : "false",
+        R"(,"signature_error":null,"duplicate":false,)", R"("action":")",
+        status == 0 ? "drop" : "answer", R"(","status":)", status,
+        R"(,"idempotency_key":null,"content_type":null,"body":")", escaped,
+        R"("})")));
   }
 
   // Three sales, all acknowledged and delivered; sale 1's first answer lost.
@@ -97,10 +100,18 @@ class DeliveryAuditTest : public ::testing::Test {
     Sent(2, ids_[2], 200);
   }
 
-  int64_t Violations() {
+  // The names of the checks that fired.
+  std::vector<std::string> Fired() {
     const AuditReport report = AuditDeliveries(input_, store_.get());
     std::cout << absl::StrJoin(report.violations, "\n") << "\n";
-    return report.violation_count;
+    std::vector<std::string> names;
+    int64_t total = 0;
+    for (const auto& [name, count] : report.fired) {
+      names.push_back(name);
+      total += count;
+    }
+    EXPECT_EQ(total, report.violation_count);
+    return names;
   }
 
   TempDir dir_;
@@ -108,6 +119,8 @@ class DeliveryAuditTest : public ::testing::Test {
   AuditInput input_;
   std::vector<std::string> ids_;
 };
+
+using Names = std::vector<std::string>;
 
 TEST_F(DeliveryAuditTest, ResendsOfOneIdInOrderPass) {
   CleanSoak();
@@ -124,57 +137,97 @@ TEST_F(DeliveryAuditTest, ResendsOfOneIdInOrderPass) {
 TEST_F(DeliveryAuditTest, AcknowledgedSaleNeverAnswered2xxIsFlagged) {
   CleanSoak();
   input_.requests.pop_back();  // sale 2 only got its 503
-  EXPECT_GT(Violations(), 0);
+  EXPECT_EQ(Fired(), Names{"acknowledged_not_delivered"});
 }
 
 TEST_F(DeliveryAuditTest, AcknowledgedIdDifferentFromTheSentOneIsFlagged) {
   CleanSoak();
   input_.acknowledged[1].event_id = "some-other-id";
-  EXPECT_GT(Violations(), 0);
+  EXPECT_EQ(Fired(), Names{"acknowledged_id_not_sent"});
 }
 
 TEST_F(DeliveryAuditTest, SaleSentUnderTwoIdsIsFlagged) {
   CleanSoak();
   Sent(2, "another-id-for-sale-2", 200);
-  EXPECT_GT(Violations(), 0);
+  EXPECT_EQ(Fired(), Names{"sale_with_two_ids"});
 }
 
 TEST_F(DeliveryAuditTest, OneIdWithTwoBodiesIsFlagged) {
   CleanSoak();
   Sent(2, ids_[2], 200, R"({"sale":"till-1-2","n":2,"total_cents":1})");
-  EXPECT_GT(Violations(), 0);
+  EXPECT_EQ(Fired(), Names{"id_with_two_bodies"});
 }
 
 TEST_F(DeliveryAuditTest, SaleThatWasNeverCommittedIsFlagged) {
   CleanSoak();
   Sent(3, "uncommitted-id", 200);
-  EXPECT_GT(Violations(), 0);
+  EXPECT_EQ(Fired(), Names{"not_committed"});
+}
+
+TEST_F(DeliveryAuditTest, SaleSentUnderAnotherIdThanItsRecordIsFlagged) {
+  CleanSoak();
+  CommitSale(3);  // never acknowledged: only the record names its id
+  MarkAllDelivered();
+  Sent(3, "another-id-for-sale-3", 200);
+  EXPECT_EQ(Fired(), Names{"committed_id_differs"});
+}
+
+TEST_F(DeliveryAuditTest, SaleWithARecordBeyondTheCounterIsFlagged) {
+  CleanSoak();
+  const std::string id = CommitSale(3, /*next=*/3);  // the counter stayed
+  MarkAllDelivered();
+  Sent(3, id, 200);
+  EXPECT_EQ(Fired(), Names{"beyond_counter"});
+}
+
+TEST_F(DeliveryAuditTest, CounterShortOfTheLastRunsSalesIsFlagged) {
+  CleanSoak();
+  input_.sales = 4;  // the last run was told to make sale 3 too
+  EXPECT_EQ(Fired(), Names{"counter_wrong"});
 }
 
 TEST_F(DeliveryAuditTest, SaleSentBeforeItsPredecessorWasAnsweredIsFlagged) {
   CleanSoak();
   std::swap(input_.requests[1], input_.requests[3]);  // 2's 503 before 1's
-  EXPECT_GT(Violations(), 0);
+  EXPECT_EQ(Fired(), Names{"order_broken"});
 }
 
 TEST_F(DeliveryAuditTest, SaleAcknowledgedTwiceIsFlagged) {
   CleanSoak();
   input_.acknowledged.push_back({2, ids_[2], 2});
-  EXPECT_GT(Violations(), 0);
+  EXPECT_EQ(Fired(), Names{"acknowledged_twice"});
+}
+
+TEST_F(DeliveryAuditTest, AcknowledgedNumberBeyondTheSalesIsFlagged) {
+  CleanSoak();
+  input_.acknowledged.push_back({7, "id-of-sale-7", 2});
+  EXPECT_EQ(Fired(), Names{"acknowledged_out_of_range"});
 }
 
 TEST_F(DeliveryAuditTest, CommittedSaleNeverDeliveredIsFlagged) {
   CleanSoak();
   CommitSale(3);  // committed, never acknowledged, never sent
   MarkAllDelivered();
-  EXPECT_GT(Violations(), 0);
+  EXPECT_EQ(Fired(), Names{"committed_not_delivered"});
 }
 
 TEST_F(DeliveryAuditTest, EventLeftPendingIsFlagged) {
   CleanSoak();
   const std::string id = CommitSale(3);
   Sent(3, id, 200);  // answered, but the store never marked it delivered
-  EXPECT_GT(Violations(), 0);
+  EXPECT_EQ(Fired(), Names{"not_drained"});
+}
+
+TEST_F(DeliveryAuditTest, RequestWithABadSignatureIsFlagged) {
+  CleanSoak();
+  Sent(2, ids_[2], 200, "", /*signature_valid=*/false);
+  EXPECT_EQ(Fired(), Names{"bad_signature"});
+}
+
+TEST_F(DeliveryAuditTest, RequestThatIsNoSaleOfTheTillIsFlagged) {
+  CleanSoak();
+  Sent(-1, "some-id", 200, R"({"sale":"till-9-0","n":0})");
+  EXPECT_EQ(Fired(), Names{"not_a_sale_event"});
 }
 
 }  // namespace

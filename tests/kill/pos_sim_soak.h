@@ -8,6 +8,7 @@
 #define OUTBOX_TESTS_KILL_POS_SIM_SOAK_H_
 
 #include <cstdint>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -37,36 +38,52 @@ struct SoakOptions {
   absl::Duration stall_timeout = absl::Seconds(60);
 };
 
-// When a run is to be killed, drawn per run.
-enum class KillPlan {
-  kAtStartup,        // 0..150 ms after the start: store open, recovery
-  kAfterSaleLine,    // within one sale cycle after its k-th "sale" line
-  kAfterDeliveries,  // once the sink saw j more sales: mid-delivery
-  kAfterDrained,     // 0..10 ms after "drained": agent stop, store close
-  kNone,             // the final run, left to drain and exit
-};
-
-// Where a run actually was when the kill landed.
+// Where a run actually was when the kill landed. The soak's invariant must
+// hold wherever that was; PosSimKillTest fails unless every phase but
+// kNotKilled got at least one kill.
 enum class KillPhase {
-  kNoOutputYet,   // nothing printed in this run yet
-  kCommitting,    // sales printed, more to make
-  kDelivering,    // every sale made, "drained" not printed
-  kAfterDrained,  // "drained" printed, process shutting down
+  kStarting,            // nothing printed yet: store open, recovery, agent
+                        // start, the first commit
+  kCommitting,          // sales printed, more to make, none committed
+                        // without its line
+  kCommittedUnprinted,  // a sale committed (the store's counter moved past
+                        // it) but its "sale" line never printed
+  kDelivering,          // every sale printed, "drained" not yet
+  kAfterDrained,        // "drained" printed: agent stop, store close
+  kNotKilled,           // the run exited first
+};
+inline constexpr KillPhase kKillPhases[] = {
+    KillPhase::kStarting, KillPhase::kCommitting,
+    KillPhase::kCommittedUnprinted, KillPhase::kDelivering,
+    KillPhase::kAfterDrained};
+
+// When a run is to be killed; each plan aims at one phase.
+enum class KillPlan {
+  kAtStartup,      // 0..150 ms after the start: kStarting
+  kBetweenSales,   // in the sleep after its k-th "sale" line: kCommitting
+  kDuringCommit,   // in the commit after its k-th line: kCommittedUnprinted
+                   // when the kill lands after the WAL write
+  kAfterLastSale,  // 0..40 ms after its last "sale" line: kDelivering
+  kAfterDrained,   // 0..10 ms after "drained": kAfterDrained
+  kNone,           // the final run, left to drain and exit
 };
 const char* KillPlanName(KillPlan plan);
 const char* KillPhaseName(KillPhase phase);
+KillPhase TargetOf(KillPlan plan);
 
 // One start of the simulator.
 struct SoakRun {
   int index = 0;
   int64_t sales_flag = 0;
   KillPlan plan = KillPlan::kAtStartup;
-  int64_t plan_arg = 0;      // ms, k or j
+  int64_t plan_arg = 0;      // ms or k
+  int64_t to_make = 0;       // sales the run had to make
   int lines = 0;             // "sale" lines read before the kill
   int lines_after_kill = 0;  // complete lines still in the pipe after it
+  int64_t committed = 0;     // sales its commits added to the store
   bool killed = false;
   int exit_code = -1;
-  KillPhase phase = KillPhase::kNoOutputYet;
+  KillPhase phase = KillPhase::kNotKilled;
   int64_t backlog = 0;  // acknowledged, not yet answered 2xx, at the kill
   absl::Duration lifetime;
 };
@@ -88,12 +105,24 @@ class PosSimSoak {
   std::string StderrTail() const;
 
  private:
+  // The next plan: round robin, phases without a kill first (see .cc).
+  KillPlan NextPlan();
   absl::Status RunOnce(int64_t new_sales, KillPlan plan);
-  // The k, j or milliseconds of `plan` (see KillPlan).
-  int64_t DrawPlanArg(KillPlan plan, int64_t new_sales, int64_t backlog);
-  // Notes where the run is, SIGKILLs it, then reads what it had written.
-  void KillAndCollect(ChildProcess* child, bool drained, SoakRun* run,
+  // The k or milliseconds of `plan` (see KillPlan).
+  int64_t DrawPlanArg(KillPlan plan, int64_t to_make);
+  // When to kill, given the run's last line (read at `line_at`; `lines` so
+  // far) or "drained"; InfiniteFuture for not yet.
+  absl::Time KillTime(const SoakRun& run, absl::Time line_at, bool drained);
+  // Reads the run's output until `kill_at` (moved by KillTime once a line
+  // arms the plan), its exit (*exited) or a stall (the error).
+  absl::Status Watch(ChildProcess* child, absl::Time kill_at, SoakRun* run,
+                     bool* drained, bool* exited);
+  // SIGKILLs the run, then reads what it had written.
+  void KillAndCollect(ChildProcess* child, bool* drained, SoakRun* run,
                       absl::Status* bad);
+  // Reads the store's next-sale counter into *counter and sets run->phase.
+  absl::Status SettlePhase(bool drained, SoakRun* run);
+  void NoteLine(absl::Time at);
   void RecordLine(const std::string& line, SoakRun* run, bool after_kill,
                   bool* drained, absl::Status* bad);
   // Reads new sink log lines; returns how many distinct sales have been
@@ -108,6 +137,13 @@ class PosSimSoak {
   size_t tail_seen_ = 0;
   std::set<int64_t> delivered_;
   int64_t sales_flag_ = 0;
+  int64_t counter_ = 0;   // the store's next-sale counter after the last run
+  size_t next_plan_ = 1;  // into kPlans; the first start is not killed early
+  std::map<KillPhase, int> landed_;
+  // Mean time from one "sale" line to the next (sleep + commit), for
+  // aiming kDuringCommit; and when the last line of the run was read.
+  absl::Duration line_interval_;
+  absl::Time last_line_at_ = absl::InfinitePast();
   std::vector<AcknowledgedSale> acknowledged_;
   std::vector<SoakRun> runs_;
 };

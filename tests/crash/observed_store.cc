@@ -1,0 +1,158 @@
+// Copyright (c) edge-outbox authors.
+
+#include "tests/crash/observed_store.h"
+
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+
+namespace outbox::testing {
+namespace {
+
+// Whether the store syncs each write. The soak opens it with Options::sync
+// (the default), under which every write but Settle, MarkDelivered
+// included, returns only after the WAL is synced. (A broken variant that
+// skips a sync is what the soak must catch, so it is not believed here.)
+// Settle is never synced: its acknowledgements are covered only by the next
+// synced write (a Commit, Sync(), Close).
+constexpr bool kAcksAreSynced = true;
+constexpr bool kOtherWritesAreSynced = true;
+
+}  // namespace
+
+ObservedStore::ObservedStore(Store* base, AckLedger* ledger,
+                             std::function<size_t()> receipts)
+    : base_(base), ledger_(ledger), receipts_(std::move(receipts)) {}
+
+void ObservedStore::Synced(const absl::Status& s, bool wrote) {
+  if (s.ok() && wrote && kOtherWritesAreSynced) {
+    ledger_->OnSyncedWrite(receipts_());
+  }
+}
+
+absl::Status ObservedStore::Close() {
+  // Close syncs the WAL: whatever returned before it is durable.
+  absl::Status s = base_->Close();
+  if (s.ok()) ledger_->OnSyncedWrite(receipts_());
+  return s;
+}
+
+absl::StatusOr<CommitResult> ObservedStore::Commit(const Txn& txn) {
+  absl::StatusOr<CommitResult> result = base_->Commit(txn);
+  Synced(result.status(), result.ok() && !result->duplicate);
+  return result;
+}
+
+absl::StatusOr<std::string> ObservedStore::Get(absl::string_view table,
+                                               absl::string_view key) {
+  return base_->Get(table, key);
+}
+
+absl::StatusOr<DueEvents> ObservedStore::NextDue(
+    size_t limit, absl::FunctionRef<LaneGate(const Lane&)> gate,
+    absl::FunctionRef<bool(uint64_t seq)> skip) {
+  return base_->NextDue(limit, gate, skip);
+}
+
+absl::StatusOr<SettleResult> ObservedStore::Settle(
+    const std::vector<Settlement>& settlements) {
+  for (const Settlement& s : settlements) {
+    if (s.kind == Settlement::Kind::kDelivered) ledger_->OnCalled(s.event.id);
+  }
+  absl::StatusOr<SettleResult> result = base_->Settle(settlements);
+  if (!result.ok()) return result;
+  const absl::flat_hash_set<std::string> gone(result->not_pending.begin(),
+                                              result->not_pending.end());
+  for (const Settlement& s : settlements) {
+    if (s.kind == Settlement::Kind::kDelivered && !gone.contains(s.event.id)) {
+      ledger_->OnReturned(s.event.id, /*synced=*/false, receipts_());
+    }
+  }
+  return result;
+}
+
+absl::Status ObservedStore::Sync() {
+  absl::Status s = base_->Sync();
+  if (s.ok()) ledger_->OnSyncedWrite(receipts_());
+  return s;
+}
+
+absl::Status ObservedStore::RecordAttempt(const PendingEvent& event,
+                                          const AttemptRecord& attempt) {
+  absl::Status s = base_->RecordAttempt(event, attempt);
+  Synced(s);
+  return s;
+}
+
+absl::Status ObservedStore::MarkDelivered(const PendingEvent& event) {
+  ledger_->OnCalled(event.id);
+  absl::Status s = base_->MarkDelivered(event);
+  if (s.ok()) {
+    ledger_->OnReturned(event.id, kAcksAreSynced, receipts_());
+    if (kAcksAreSynced) Synced(s);
+  }
+  return s;
+}
+
+absl::Status ObservedStore::MoveToDeadLetters(const PendingEvent& event,
+                                              absl::string_view reason) {
+  absl::Status s = base_->MoveToDeadLetters(event, reason);
+  Synced(s);
+  return s;
+}
+
+absl::Status ObservedStore::Quarantine(uint64_t seq) {
+  absl::Status s = base_->Quarantine(seq);
+  Synced(s);
+  return s;
+}
+
+absl::Status ObservedStore::Replay(absl::string_view event_id) {
+  absl::Status s = base_->Replay(event_id);
+  Synced(s);
+  return s;
+}
+
+absl::StatusOr<std::vector<PendingEvent>> ObservedStore::ListPending(
+    size_t limit) {
+  return base_->ListPending(limit);
+}
+
+absl::StatusOr<std::vector<DeadLetter>> ObservedStore::ListDeadLetters(
+    size_t limit) {
+  return base_->ListDeadLetters(limit);
+}
+
+absl::StatusOr<DeadLetter> ObservedStore::FindDeadLetter(absl::string_view id) {
+  return base_->FindDeadLetter(id);
+}
+
+absl::StatusOr<PendingEvent> ObservedStore::FindPending(absl::string_view id) {
+  return base_->FindPending(id);
+}
+
+absl::StatusOr<size_t> ObservedStore::PurgeExpiredIdempotencyKeys() {
+  absl::StatusOr<size_t> purged = base_->PurgeExpiredIdempotencyKeys();
+  Synced(purged.status(), purged.ok() && *purged > 0);
+  return purged;
+}
+
+absl::StatusOr<size_t> ObservedStore::PurgeDeadLetters(absl::Time cutoff) {
+  absl::StatusOr<size_t> purged = base_->PurgeDeadLetters(cutoff);
+  Synced(purged.status(), purged.ok() && *purged > 0);
+  return purged;
+}
+
+absl::Status ObservedStore::PurgeDeadLetter(absl::string_view id) {
+  absl::Status s = base_->PurgeDeadLetter(id);
+  Synced(s);
+  return s;
+}
+
+absl::StatusOr<Stats> ObservedStore::GetStats() { return base_->GetStats(); }
+
+void ObservedStore::SetWakeup(std::function<void()> wakeup) {
+  base_->SetWakeup(std::move(wakeup));
+}
+
+}  // namespace outbox::testing

@@ -1,0 +1,70 @@
+// Copyright (c) edge-outbox authors.
+//
+// ObservedStore: a Store that forwards every call to another and tells an
+// AckLedger when an acknowledgement (MarkDelivered, or a delivered event in
+// Settle) was made and returned, and when a synced write returned, so that
+// the power-cut soak knows which acknowledgements were durable when the
+// power went.
+
+#ifndef OUTBOX_TESTS_CRASH_OBSERVED_STORE_H_
+#define OUTBOX_TESTS_CRASH_OBSERVED_STORE_H_
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "outbox/store.h"
+#include "tests/crash/soak_acks.h"
+
+namespace outbox::testing {
+
+// Thread-compatible: the soak and its agent run on one thread.
+class ObservedStore final : public Store {
+ public:
+  // `base` and `ledger` are borrowed and must outlive this; `receipts`
+  // returns the receiver's log size (see AckLedger).
+  ObservedStore(Store* base, AckLedger* ledger,
+                std::function<size_t()> receipts);
+
+  absl::Status Close() override;
+  absl::StatusOr<CommitResult> Commit(const Txn& txn) override;
+  absl::StatusOr<std::string> Get(absl::string_view table,
+                                  absl::string_view key) override;
+  absl::StatusOr<DueEvents> NextDue(
+      size_t limit, absl::FunctionRef<LaneGate(const Lane&)> gate,
+      absl::FunctionRef<bool(uint64_t seq)> skip) override;
+  absl::StatusOr<SettleResult> Settle(
+      const std::vector<Settlement>& settlements) override;
+  absl::Status Sync() override;
+  absl::Status RecordAttempt(const PendingEvent& event,
+                             const AttemptRecord& attempt) override;
+  absl::Status MarkDelivered(const PendingEvent& event) override;
+  absl::Status MoveToDeadLetters(const PendingEvent& event,
+                                 absl::string_view reason) override;
+  absl::Status Quarantine(uint64_t seq) override;
+  absl::Status Replay(absl::string_view event_id) override;
+  absl::StatusOr<std::vector<PendingEvent>> ListPending(size_t limit) override;
+  absl::StatusOr<std::vector<DeadLetter>> ListDeadLetters(
+      size_t limit) override;
+  absl::StatusOr<DeadLetter> FindDeadLetter(absl::string_view id) override;
+  absl::StatusOr<PendingEvent> FindPending(absl::string_view id) override;
+  absl::StatusOr<size_t> PurgeExpiredIdempotencyKeys() override;
+  absl::StatusOr<size_t> PurgeDeadLetters(absl::Time cutoff) override;
+  absl::Status PurgeDeadLetter(absl::string_view id) override;
+  absl::StatusOr<Stats> GetStats() override;
+  void SetWakeup(std::function<void()> wakeup) override;
+
+ private:
+  // A write returned `s`; if it wrote anything (`wrote`) with sync and
+  // succeeded, it covers the acks before it.
+  void Synced(const absl::Status& s, bool wrote = true);
+
+  Store* const base_;
+  AckLedger* const ledger_;
+  const std::function<size_t()> receipts_;
+};
+
+}  // namespace outbox::testing
+
+#endif  // OUTBOX_TESTS_CRASH_OBSERVED_STORE_H_

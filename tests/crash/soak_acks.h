@@ -1,0 +1,87 @@
+// Copyright (c) edge-outbox authors.
+//
+// AckLedger: what the power-cut soak knows about acknowledgements (the
+// agent's MarkDelivered calls) and how durable each one is, across cuts.
+//
+// An acknowledgement is *covered* once a synced write that returned OK came
+// after it returned: its own write, when that is synced, or any later one (a
+// Commit with sync, the store's Close). A covered ack is durable: no reopen
+// may show its event again, and the receiver must never get it again. An
+// uncovered ack may be lost in a cut; its event is then pending again and
+// goes out once more with the same id and body (SoakModel checks those).
+// Today every write is synced, so every ack is covered when it returns;
+// acks written unsynced and batched (the backlog issue) are covered only by
+// the next synced write.
+
+#ifndef OUTBOX_TESTS_CRASH_SOAK_ACKS_H_
+#define OUTBOX_TESTS_CRASH_SOAK_ACKS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "tests/crash/soak_disk.h"
+#include "tests/crash/soak_violation.h"
+#include "tests/testing/recording_transport.h"
+
+namespace outbox::testing {
+
+// Figures of one soak run (SoakReport prints them).
+struct AckCounts {
+  uint64_t returned = 0;        // MarkDelivered calls that returned OK
+  uint64_t lost_uncovered = 0;  // of those, undone by a cut: allowed
+  uint64_t confirmed = 0;       // events a reopen showed removed as delivered
+  uint64_t total_checks = 0;    // delivered_total comparisons made
+};
+
+// Thread-compatible: the soak drives it from its one thread.
+class AckLedger {
+ public:
+  // MarkDelivered(`id`) was called.
+  void OnCalled(const std::string& id);
+  // It returned OK; `synced` if its own write was synced. `receipts` is the
+  // receiver's log size at that moment.
+  void OnReturned(const std::string& id, bool synced, size_t receipts);
+  // A synced write returned OK: every ack that returned before it is covered.
+  void OnSyncedWrite(size_t receipts);
+
+  // After a reopen, with `disk` read before the store opened and the
+  // receiver's whole `log`: settles the acks made since the last call
+  // (durable_ack_lost if a covered one is undone), checks the receipts not
+  // seen before (durable_ack_lost for a send after a covered ack) and the
+  // persisted delivered_total (delivered_total_wrong). Returns the number of
+  // checks made.
+  uint64_t Check(const DiskState& disk, const std::vector<ReceivedRequest>& log,
+                 std::vector<Violation>* out);
+
+  const AckCounts& counts() const { return counts_; }
+
+ private:
+  struct Ack {
+    bool returned = false;
+    bool covered = false;
+  };
+  void Cover(const std::string& id, size_t receipts);
+  void CheckDeliveredTotal(const DiskState& disk, std::vector<Violation>* out);
+
+  // Acks called since the last Check, by event id.
+  absl::flat_hash_map<std::string, Ack> open_;
+  std::vector<std::string> uncovered_;  // returned, not yet covered
+  // Covered acks not undone: the receiver's log size when each was covered.
+  // Any request for the event from that arrival on is a resend.
+  absl::flat_hash_map<std::string, size_t> durable_;
+  // Events a reopen showed gone after MarkDelivered was called for them:
+  // what delivered_total must count, each once.
+  absl::flat_hash_set<std::string> delivered_;
+  absl::flat_hash_set<std::string> called_;       // ever, distinct
+  absl::flat_hash_set<std::string> answered_ok_;  // receiver 2xx, distinct
+  size_t log_seen_ = 0;
+  AckCounts counts_;
+};
+
+}  // namespace outbox::testing
+
+#endif  // OUTBOX_TESTS_CRASH_SOAK_ACKS_H_

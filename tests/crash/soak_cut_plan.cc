@@ -1,0 +1,40 @@
+// Copyright (c) edge-outbox authors.
+
+#include "tests/crash/soak_cut_plan.h"
+
+#include <iterator>
+#include <vector>
+
+namespace outbox::testing {
+
+CutPlan DrawCutPlan(std::mt19937_64* gen, bool split_batches,
+                    double ops_per_cycle, double ops_per_open) {
+  auto uniform = [gen](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(*gen);
+  };
+  CutPlan plan;
+  const double draw = std::uniform_real_distribution<double>(0, 1)(*gen);
+  if (draw < 0.10) return plan;  // a clean close
+  if (draw < 0.55) {
+    plan.kind = CutPlan::Kind::kNamed;
+    std::vector<std::string> points(std::begin(kSoakNamedPoints),
+                                    std::end(kSoakNamedPoints));
+    if (split_batches) points.push_back(internal::kCommitBetweenSplitBatches);
+    plan.point = points[uniform(0, static_cast<int>(points.size()) - 1)];
+    // Dead letters, replays and purges happen about once a cycle or less:
+    // cut at their first passage, or they would hardly ever be cut.
+    const bool rare = plan.point == internal::kDeadLetterBeforeWrite ||
+                      plan.point == internal::kReplayBeforeWrite ||
+                      plan.point == internal::kPurgeBeforeWrite;
+    plan.passage = rare ? 1 : uniform(1, 3);
+  } else if (draw < 0.90) {
+    plan.kind = CutPlan::Kind::kFileOp;
+    plan.ops = uniform(0, static_cast<int>(ops_per_cycle * 1.25));
+  } else {
+    plan.kind = CutPlan::Kind::kInReopen;
+    plan.ops = uniform(0, static_cast<int>(ops_per_open * 1.2));
+  }
+  return plan;
+}
+
+}  // namespace outbox::testing

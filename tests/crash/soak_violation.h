@@ -1,0 +1,49 @@
+// Copyright (c) edge-outbox authors.
+//
+// The checks of the power-cut soak, each under a stable name: the name a
+// violation is reported by (SoakReport), the broken-store tests assert on
+// and README.md's reliability table lists. power_cut_soak_test.cc states the
+// invariant behind each.
+
+#ifndef OUTBOX_TESTS_CRASH_SOAK_VIOLATION_H_
+#define OUTBOX_TESTS_CRASH_SOAK_VIOLATION_H_
+
+#include <string>
+
+namespace outbox::testing {
+
+enum class ViolationKind {
+  kReopenFailed,          // the store did not reopen after a power cut
+  kLostCommit,            // a commit that returned OK (or that a reopen
+                          // showed) is gone, records and events alike
+  kRecordWithoutEvent,    // a record is there, an event of its txn is gone
+                          // without having been delivered
+  kEventWithoutRecord,    // an event is there (or was delivered), a record
+                          // of its txn is not
+  kUncommittedEventSent,  // the receiver got an event that was never
+                          // committed
+  kEventChanged,          // a (re)sent or stored event's body differs
+  kOrderBroken,           // first deliveries of an ordering key out of
+                          // commit order
+  kIdempotencyBroken,     // a repeated idempotency key wrote a second set
+  kResurrected,           // something a reopen showed gone came back
+  kStoredCountersWrong,   // the persisted QueueState disagrees with the
+                          // entries stored beside it
+  kDurableAckLost,        // an event whose acknowledgement was durable is
+                          // pending again, or was sent again
+  kDeliveredTotalWrong,   // the persisted delivered_total is not the number
+                          // of events removed as delivered
+  kUnexpectedError,       // an operation failed with the power on
+};
+
+// The check's stable name, e.g. "lost_commit".
+const char* ViolationKindName(ViolationKind kind);
+
+struct Violation {
+  ViolationKind kind;
+  std::string detail;
+};
+
+}  // namespace outbox::testing
+
+#endif  // OUTBOX_TESTS_CRASH_SOAK_VIOLATION_H_
