@@ -12,6 +12,15 @@
 #include "lib/status_macros.h"
 
 namespace outbox {
+namespace {
+
+std::vector<std::string> DestinationNames(const AgentConfig& config) {
+  std::vector<std::string> names;
+  for (const Destination& d : config.destinations) names.push_back(d.name);
+  return names;
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Agent>> Agent::Create(Store* store,
                                                      AgentOptions options) {
@@ -34,9 +43,9 @@ AgentImpl::AgentImpl(Store* store, AgentOptions options, AgentConfig config)
       options_(std::move(options)),
       config_(std::move(config)),
       clock_(options_.clock != nullptr ? options_.clock : SystemClock()),
-      transport_(std::move(options_.transport)) {
-  for (const Destination& d : config_.destinations) destinations_[d.name];
-}
+      transport_(std::move(options_.transport)),
+      reachability_(DestinationNames(config_), config_.agent.probe_interval_min,
+                    config_.agent.probe_interval_max) {}
 
 AgentImpl::~AgentImpl() {
   store_->SetWakeup(nullptr);
@@ -84,21 +93,14 @@ void AgentImpl::Stop() {
 }
 
 absl::Status AgentImpl::ResumeDestination(absl::string_view name) {
-  auto it = destinations_.find(name);
-  if (it == destinations_.end()) {
-    return absl::NotFoundError(
-        absl::StrCat("no destination named '", name, "'"));
-  }
-  it->second.paused = false;
+  OUTBOX_RETURN_IF_ERROR(reachability_.Resume(name));
   next_due_ = absl::InfinitePast();  // look again at once
   return absl::OkStatus();
 }
 
 AgentStats AgentImpl::stats() const {
   AgentStats s = stats_;
-  s.offline = !destinations_.empty() &&
-              std::all_of(destinations_.begin(), destinations_.end(),
-                          [](const auto& d) { return !d.second.reachable; });
+  s.offline = reachability_.AllUnreachable();
   return s;
 }
 
@@ -144,12 +146,7 @@ void AgentImpl::DrainWakeups() {
   if (netlink_ != nullptr && netlink_->Drain()) {
     // The network changed: an unreachable destination may be back. Probe
     // each at once rather than wait out its backoff.
-    for (auto& [name, state] : destinations_) {
-      if (!state.reachable) {
-        state.probe_at = absl::InfinitePast();
-        state.probe_backoff = absl::ZeroDuration();
-      }
-    }
+    reachability_.OnNetworkChange();
     next_due_ = absl::InfinitePast();
   }
 }
@@ -182,11 +179,7 @@ absl::Status AgentImpl::Step() {
   if (unsynced_) {
     wake = std::min(wake, unsynced_since_ + config_.agent.ack_sync_interval);
   }
-  for (const auto& [name, state] : destinations_) {
-    if (!state.reachable && !state.probe_in_flight) {
-      wake = std::min(wake, state.probe_at);
-    }
-  }
+  wake = std::min(wake, reachability_.NextProbe());
   ArmTimer(wake);
   return absl::OkStatus();
 }
@@ -218,20 +211,11 @@ absl::Status AgentImpl::StopIfAsked(bool* stopping) {
 }
 
 LaneGate AgentImpl::GateFor(const Lane& lane, absl::Time steady,
-                            absl::flat_hash_set<std::string>* probing) {
+                            absl::flat_hash_set<std::string>* probing) const {
   absl::StatusOr<const Destination*> d =
       Route(config_, lane.type, lane.destination);
   if (!d.ok()) return LaneGate::kOpen;  // taken, to be dead-lettered
-  const DestinationState& state = destinations_[(*d)->name];
-  if (state.paused) return LaneGate::kClosed;
-  if (state.reachable) return LaneGate::kOpen;
-  if (state.probe_in_flight || state.probe_at > steady) {
-    return LaneGate::kClosed;
-  }
-  // Unreachable and due for a probe: one event, for the first lane of this
-  // destination that has one due.
-  return probing->insert((*d)->name).second ? LaneGate::kOne
-                                            : LaneGate::kClosed;
+  return reachability_.Gate((*d)->name, steady, probing);
 }
 
 absl::Status AgentImpl::StartDueEvents() {
@@ -296,108 +280,10 @@ bool AgentImpl::Send(PendingEvent event, const Destination& destination,
     return true;
   }
   ++stats_.requests;
-  DestinationState& state = destinations_[destination.name];
-  const bool probe = !state.reachable;
-  if (probe) state.probe_in_flight = true;
+  const bool probe = reachability_.OnSend(destination.name);
   in_flight_seqs_.insert(event.seq);
   in_flight_.emplace(tag, InFlight{std::move(event), &destination, probe});
   return true;
-}
-
-void AgentImpl::HandleResult(const HttpResult& result) {
-  auto it = in_flight_.find(result.tag);
-  if (it == in_flight_.end()) return;  // abandoned earlier
-  InFlight flight = std::move(it->second);
-  in_flight_.erase(it);
-  in_flight_seqs_.erase(flight.event.seq);
-  const Destination& destination = *flight.destination;
-  if (flight.probe) destinations_[destination.name].probe_in_flight = false;
-
-  const absl::Time now = clock_->Now();
-  const PendingEvent& event = flight.event;
-  const Decision d = Decide(result, event, destination.retry, now, bitgen_);
-  // The receiver may have acted on it (or answered 2xx) and the store does
-  // not know yet: a crash here means a resend with the same id.
-  internal::CrashPoint(internal::kAgentAfterAnswer);
-  if (d.kind == Decision::Kind::kOffline) {
-    ++stats_.offline_results;
-    MarkUnreachable(flight, d.error);
-    return;  // not an attempt: the event is untouched
-  }
-  MarkReachable(destination);
-  switch (d.kind) {
-    case Decision::Kind::kRetry:
-      Log(absl::StrCat("event ", event.id, " to ", destination.name,
-                       ": attempt ", event.attempts + 1, " failed (", d.error,
-                       "); retry in ",
-                       absl::FormatDuration(absl::Trunc(
-                           d.next_attempt - now, absl::Milliseconds(1)))));
-      break;
-    case Decision::Kind::kDeadLetter:
-      Log(absl::StrCat("event ", event.id, " to ", destination.name,
-                       " dead-lettered: ", d.error));
-      break;
-    case Decision::Kind::kPauseDestination:
-      destinations_[destination.name].paused = true;
-      Log(absl::StrCat("destination ", destination.name, " paused: ", d.error));
-      break;
-    default:
-      break;
-  }
-  settled_.push_back(SettlementFor(d, event, now));
-}
-
-absl::Status AgentImpl::FlushSettlements() {
-  if (settled_.empty()) return absl::OkStatus();
-  std::vector<Settlement> batch;
-  batch.swap(settled_);
-  absl::StatusOr<SettleResult> result = store_->Settle(batch);
-  // A full disk: the events stay as they were (a delivered one will be sent
-  // again, with the same id).
-  if (!result.ok()) return PauseIfDiskFull(result.status());
-  absl::flat_hash_set<std::string> gone(result->not_pending.begin(),
-                                        result->not_pending.end());
-  for (const Settlement& s : batch) {
-    if (gone.contains(s.event.id)) {
-      // Only this agent writes the queue while it runs, so the event was
-      // removed behind its back; there is nothing left to update.
-      Log(absl::StrCat("event ", s.event.id, ": no longer pending"));
-      continue;
-    }
-    switch (s.kind) {
-      case Settlement::Kind::kDelivered:
-        ++stats_.delivered;
-        break;
-      case Settlement::Kind::kAttempt:
-        ++stats_.retries_scheduled;
-        break;
-      case Settlement::Kind::kDeadLetter:
-      case Settlement::Kind::kDeadLetterUnsent:
-        ++stats_.dead_lettered;
-        if (s.kind == Settlement::Kind::kDeadLetterUnsent) {
-          Log(absl::StrCat("event ", s.event.id, " dead-lettered: ", s.reason));
-        }
-        break;
-    }
-  }
-  if (!unsynced_) {
-    unsynced_ = true;
-    unsynced_since_ = Steady();
-  }
-  return absl::OkStatus();
-}
-
-absl::Status AgentImpl::SyncIfDue(bool now_please) {
-  if (!unsynced_) return absl::OkStatus();
-  if (!now_please &&
-      Steady() < unsynced_since_ + config_.agent.ack_sync_interval) {
-    return absl::OkStatus();
-  }
-  absl::Status s = store_->Sync();
-  if (!s.ok()) return PauseIfDiskFull(s);
-  unsynced_ = false;
-  unsynced_since_ = absl::InfiniteFuture();
-  return absl::OkStatus();
 }
 
 absl::Status AgentImpl::PauseIfDiskFull(const absl::Status& s) {
@@ -410,52 +296,6 @@ absl::Status AgentImpl::PauseIfDiskFull(const absl::Status& s) {
                      absl::FormatDuration(kFullDiskPause)));
   }
   store_full_until_ = Steady() + kFullDiskPause;
-  return absl::OkStatus();
-}
-
-void AgentImpl::MarkReachable(const Destination& d) {
-  DestinationState& state = destinations_[d.name];
-  if (!state.reachable)
-    Log(absl::StrCat("destination ", d.name, " reachable again"));
-  state.reachable = true;
-  state.probe_backoff = absl::ZeroDuration();
-}
-
-void AgentImpl::MarkUnreachable(const InFlight& flight, absl::string_view why) {
-  DestinationState& state = destinations_[flight.destination->name];
-  if (state.reachable) {
-    state.reachable = false;
-    state.probe_backoff = config_.agent.probe_interval_min;
-    Log(absl::StrCat("destination ", flight.destination->name, " unreachable (",
-                     why, "); holding its events, probing"));
-  } else if (flight.probe) {
-    // A failed probe doubles the wait, up to the configured maximum: an
-    // offline device should cost next to nothing.
-    state.probe_backoff =
-        std::min(state.probe_backoff * 2, config_.agent.probe_interval_max);
-  } else {
-    return;  // a request started before the first failure came back
-  }
-  state.probe_at = Steady() + state.probe_backoff;
-}
-
-absl::Status AgentImpl::Housekeeping(absl::Time steady) {
-  if (steady < next_housekeeping_) return absl::OkStatus();
-  next_housekeeping_ = steady + config_.agent.idempotency_purge_interval;
-  absl::StatusOr<size_t> keys = store_->PurgeExpiredIdempotencyKeys();
-  // Purging can wait for room.
-  if (!keys.ok()) return PauseIfDiskFull(keys.status());
-  if (config_.agent.dead_letter_retention > absl::ZeroDuration()) {
-    // Dead letters carry wall-clock times, so retention is wall-clock too.
-    absl::StatusOr<size_t> dead = store_->PurgeDeadLetters(
-        clock_->Now() - config_.agent.dead_letter_retention);
-    if (!dead.ok()) return PauseIfDiskFull(dead.status());
-    if (*dead > 0) {
-      Log(absl::StrCat(
-          "purged ", *dead, " dead letter(s) older than ",
-          absl::FormatDuration(config_.agent.dead_letter_retention)));
-    }
-  }
   return absl::OkStatus();
 }
 

@@ -29,6 +29,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/random/random.h"
 #include "agent/config.h"
+#include "agent/reachability.h"
 #include "outbox/agent.h"
 #include "platform/netlink_monitor.h"
 #include "platform/poller.h"
@@ -56,13 +57,6 @@ class AgentImpl final : public Agent {
     const Destination* destination;
     bool probe;  // sent while its destination was unreachable
   };
-  struct DestinationState {
-    bool paused = false;  // HTTP 410 until ResumeDestination
-    bool reachable = true;
-    bool probe_in_flight = false;
-    absl::Time probe_at = absl::InfinitePast();  // Steady()
-    absl::Duration probe_backoff = absl::ZeroDuration();
-  };
 
   AgentImpl(Store* store, AgentOptions options, AgentConfig config);
   absl::Status Init();
@@ -83,7 +77,7 @@ class AgentImpl final : public Agent {
   // How much NextDue may take from `lane` this round; `probing` holds the
   // destinations already given their one probe.
   LaneGate GateFor(const Lane& lane, absl::Time steady,
-                   absl::flat_hash_set<std::string>* probing);
+                   absl::flat_hash_set<std::string>* probing) const;
   // Starts `event` toward `destination`; false when the transport is full.
   bool Send(PendingEvent event, const Destination& destination, absl::Time now);
   // Writes every settlement of this round in one (unsynced) store write.
@@ -92,8 +86,6 @@ class AgentImpl final : public Agent {
   // once when `now_please` (the agent is idle or stopping).
   absl::Status SyncIfDue(bool now_please);
   absl::Status Housekeeping(absl::Time steady);
-  void MarkReachable(const Destination& d);
-  void MarkUnreachable(const InFlight& flight, absl::string_view why);
   // If `s` says the store's disk is full, starts nothing for kFullDiskPause
   // and returns OK; otherwise returns `s`.
   absl::Status PauseIfDiskFull(const absl::Status& s);
@@ -116,7 +108,7 @@ class AgentImpl final : public Agent {
 
   absl::flat_hash_map<uint64_t, InFlight> in_flight_;  // by request tag
   absl::flat_hash_set<uint64_t> in_flight_seqs_;
-  absl::flat_hash_map<std::string, DestinationState> destinations_;
+  Reachability reachability_;
   uint64_t next_tag_ = 1;
 
   // Settlements of this round, written together by FlushSettlements.

@@ -358,7 +358,8 @@ TEST_F(DecideTest, ClockSetForwardSixYearsDoesNotDeadLetter) {
   e.retry_age = absl::Minutes(30);
   const Decision d = DecideNow(Answered(500), e, RetryPolicy());
   EXPECT_EQ(d.kind, Decision::Kind::kRetry);
-  EXPECT_EQ(d.retry_age, absl::Minutes(30) + absl::Hours(1));  // one gap, capped
+  EXPECT_EQ(d.retry_age,
+            absl::Minutes(30) + absl::Hours(1));  // one gap, capped
 }
 
 TEST_F(DecideTest, OlderEntryWithoutLastAttemptCountsFromItsFirst) {

@@ -1,0 +1,141 @@
+// Copyright (c) edge-outbox authors.
+//
+// The agent's loop, what comes back: finished requests turned into
+// settlements, one store write per round, the syncs that make them durable,
+// and housekeeping.
+
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "agent/agent_impl.h"
+#include "agent/delivery.h"
+#include "lib/crash_points.h"
+#include "lib/status_macros.h"
+
+namespace outbox {
+
+void AgentImpl::HandleResult(const HttpResult& result) {
+  auto it = in_flight_.find(result.tag);
+  if (it == in_flight_.end()) return;  // abandoned earlier
+  InFlight flight = std::move(it->second);
+  in_flight_.erase(it);
+  in_flight_seqs_.erase(flight.event.seq);
+  const Destination& destination = *flight.destination;
+  reachability_.OnResult(destination.name, flight.probe);
+
+  const absl::Time now = clock_->Now();
+  const PendingEvent& event = flight.event;
+  const Decision d = Decide(result, event, destination.retry, now, bitgen_);
+  // The receiver may have acted on it (or answered 2xx) and the store does
+  // not know yet: a crash here means a resend with the same id.
+  internal::CrashPoint(internal::kAgentAfterAnswer);
+  if (d.kind == Decision::Kind::kOffline) {
+    ++stats_.offline_results;
+    if (reachability_.OnNeverReached(destination.name, flight.probe,
+                                     Steady())) {
+      Log(absl::StrCat("destination ", destination.name, " unreachable (",
+                       d.error, "); holding its events, probing"));
+    }
+    return;  // not an attempt: the event is untouched
+  }
+  if (reachability_.OnAnswer(destination.name)) {
+    Log(absl::StrCat("destination ", destination.name, " reachable again"));
+  }
+  switch (d.kind) {
+    case Decision::Kind::kRetry:
+      Log(absl::StrCat("event ", event.id, " to ", destination.name,
+                       ": attempt ", event.attempts + 1, " failed (", d.error,
+                       "); retry in ",
+                       absl::FormatDuration(absl::Trunc(
+                           d.next_attempt - now, absl::Milliseconds(1)))));
+      break;
+    case Decision::Kind::kDeadLetter:
+      Log(absl::StrCat("event ", event.id, " to ", destination.name,
+                       " dead-lettered: ", d.error));
+      break;
+    case Decision::Kind::kPauseDestination:
+      reachability_.Pause(destination.name);
+      Log(absl::StrCat("destination ", destination.name, " paused: ", d.error));
+      break;
+    default:
+      break;
+  }
+  settled_.push_back(SettlementFor(d, event, now));
+}
+
+absl::Status AgentImpl::FlushSettlements() {
+  if (settled_.empty()) return absl::OkStatus();
+  std::vector<Settlement> batch;
+  batch.swap(settled_);
+  absl::StatusOr<SettleResult> result = store_->Settle(batch);
+  // A full disk: the events stay as they were (a delivered one will be sent
+  // again, with the same id).
+  if (!result.ok()) return PauseIfDiskFull(result.status());
+  absl::flat_hash_set<std::string> gone(result->not_pending.begin(),
+                                        result->not_pending.end());
+  for (const Settlement& s : batch) {
+    if (gone.contains(s.event.id)) {
+      // Only this agent writes the queue while it runs, so the event was
+      // removed behind its back; there is nothing left to update.
+      Log(absl::StrCat("event ", s.event.id, ": no longer pending"));
+      continue;
+    }
+    switch (s.kind) {
+      case Settlement::Kind::kDelivered:
+        ++stats_.delivered;
+        break;
+      case Settlement::Kind::kAttempt:
+        ++stats_.retries_scheduled;
+        break;
+      case Settlement::Kind::kDeadLetter:
+      case Settlement::Kind::kDeadLetterUnsent:
+        ++stats_.dead_lettered;
+        if (s.kind == Settlement::Kind::kDeadLetterUnsent) {
+          Log(absl::StrCat("event ", s.event.id, " dead-lettered: ", s.reason));
+        }
+        break;
+    }
+  }
+  if (!unsynced_) {
+    unsynced_ = true;
+    unsynced_since_ = Steady();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AgentImpl::SyncIfDue(bool now_please) {
+  if (!unsynced_) return absl::OkStatus();
+  if (!now_please &&
+      Steady() < unsynced_since_ + config_.agent.ack_sync_interval) {
+    return absl::OkStatus();
+  }
+  absl::Status s = store_->Sync();
+  if (!s.ok()) return PauseIfDiskFull(s);
+  unsynced_ = false;
+  unsynced_since_ = absl::InfiniteFuture();
+  return absl::OkStatus();
+}
+
+absl::Status AgentImpl::Housekeeping(absl::Time steady) {
+  if (steady < next_housekeeping_) return absl::OkStatus();
+  next_housekeeping_ = steady + config_.agent.idempotency_purge_interval;
+  absl::StatusOr<size_t> keys = store_->PurgeExpiredIdempotencyKeys();
+  // Purging can wait for room.
+  if (!keys.ok()) return PauseIfDiskFull(keys.status());
+  if (config_.agent.dead_letter_retention > absl::ZeroDuration()) {
+    // Dead letters carry wall-clock times, so retention is wall-clock too.
+    absl::StatusOr<size_t> dead = store_->PurgeDeadLetters(
+        clock_->Now() - config_.agent.dead_letter_retention);
+    if (!dead.ok()) return PauseIfDiskFull(dead.status());
+    if (*dead > 0) {
+      Log(absl::StrCat(
+          "purged ", *dead, " dead letter(s) older than ",
+          absl::FormatDuration(config_.agent.dead_letter_retention)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace outbox

@@ -1,0 +1,108 @@
+// Copyright (c) edge-outbox authors.
+
+#include "agent/reachability.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace outbox {
+
+Reachability::Reachability(const std::vector<std::string>& destinations,
+                           absl::Duration probe_min, absl::Duration probe_max)
+    : probe_min_(probe_min), probe_max_(probe_max) {
+  for (const std::string& d : destinations) states_[d];
+}
+
+LaneGate Reachability::Gate(absl::string_view destination, absl::Time now,
+                            absl::flat_hash_set<std::string>* probing) const {
+  auto it = states_.find(destination);
+  if (it == states_.end()) return LaneGate::kClosed;
+  const State& state = it->second;
+  if (state.paused) return LaneGate::kClosed;
+  if (state.reachable) return LaneGate::kOpen;
+  if (state.probe_in_flight || state.probe_at > now) return LaneGate::kClosed;
+  return probing->insert(std::string(destination)).second ? LaneGate::kOne
+                                                          : LaneGate::kClosed;
+}
+
+bool Reachability::OnSend(absl::string_view destination) {
+  State& state = states_[destination];
+  if (state.reachable) return false;
+  state.probe_in_flight = true;
+  return true;
+}
+
+void Reachability::OnResult(absl::string_view destination, bool probe) {
+  if (probe) states_[destination].probe_in_flight = false;
+}
+
+bool Reachability::OnAnswer(absl::string_view destination) {
+  State& state = states_[destination];
+  const bool was_unreachable = !state.reachable;
+  state.reachable = true;
+  state.probe_backoff = absl::ZeroDuration();
+  return was_unreachable;
+}
+
+bool Reachability::OnNeverReached(absl::string_view destination, bool probe,
+                                  absl::Time now) {
+  State& state = states_[destination];
+  const bool newly = state.reachable;
+  if (newly) {
+    state.reachable = false;
+    state.probe_backoff = probe_min_;
+  } else if (probe) {
+    // A failed probe doubles the wait, up to the configured maximum: an
+    // offline device should cost next to nothing. (At least the minimum: a
+    // network change resets the backoff to probe at once, and doubling zero
+    // would then probe in a loop.)
+    state.probe_backoff =
+        std::clamp(state.probe_backoff * 2, probe_min_, probe_max_);
+  } else {
+    return false;  // a request started before the first failure came back
+  }
+  state.probe_at = now + state.probe_backoff;
+  return newly;
+}
+
+void Reachability::OnNetworkChange() {
+  for (auto& [name, state] : states_) {
+    if (!state.reachable) {
+      state.probe_at = absl::InfinitePast();
+      state.probe_backoff = absl::ZeroDuration();
+    }
+  }
+}
+
+void Reachability::Pause(absl::string_view destination) {
+  states_[destination].paused = true;
+}
+
+absl::Status Reachability::Resume(absl::string_view destination) {
+  auto it = states_.find(destination);
+  if (it == states_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("no destination named '", destination, "'"));
+  }
+  it->second.paused = false;
+  return absl::OkStatus();
+}
+
+absl::Time Reachability::NextProbe() const {
+  absl::Time next = absl::InfiniteFuture();
+  for (const auto& [name, state] : states_) {
+    if (!state.reachable && !state.probe_in_flight) {
+      next = std::min(next, state.probe_at);
+    }
+  }
+  return next;
+}
+
+bool Reachability::AllUnreachable() const {
+  return !states_.empty() &&
+         std::all_of(states_.begin(), states_.end(),
+                     [](const auto& s) { return !s.second.reachable; });
+}
+
+}  // namespace outbox

@@ -1,0 +1,85 @@
+// Copyright (c) edge-outbox authors.
+//
+// Reachability: what the agent knows about each destination's receiver, and
+// so what may be sent to it now.
+//
+// A request that never reached its receiver (DNS, refused, unreachable,
+// connect timeout, a TLS failure) is not an attempt: the event stays as it
+// was, and the destination is marked unreachable. Its events then wait,
+// except one probe at a time on a backoff timer (probe_interval_min doubling
+// to probe_interval_max), or at once when the network changes. The first
+// answer of any kind makes it reachable again. An HTTP 410 pauses a
+// destination until it is resumed. All times are on the agent's monotonic
+// clock.
+//
+// REQUIRES: External synchronization (the agent's one thread).
+
+#ifndef OUTBOX_AGENT_REACHABILITY_H_
+#define OUTBOX_AGENT_REACHABILITY_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "outbox/store.h"
+
+namespace outbox {
+
+class Reachability {
+ public:
+  // `destinations` names every destination; probes back off from
+  // `probe_min` to `probe_max`.
+  Reachability(const std::vector<std::string>& destinations,
+               absl::Duration probe_min, absl::Duration probe_max);
+
+  // How much of a lane routed to `destination` NextDue may take at `now`:
+  // everything when reachable, nothing when paused or waiting to probe, one
+  // event for the first lane of an unreachable destination due for a probe.
+  // `probing` collects the destinations given their probe this round.
+  LaneGate Gate(absl::string_view destination, absl::Time now,
+                absl::flat_hash_set<std::string>* probing) const;
+
+  // A request to `destination` started; true if it is a probe (the
+  // destination is unreachable), which then holds the destination's turn
+  // until it comes back.
+  bool OnSend(absl::string_view destination);
+  // Its result came back; `probe` as OnSend said.
+  void OnResult(absl::string_view destination, bool probe);
+
+  // The receiver answered (any answer). Returns true if it had been
+  // unreachable (worth a log line).
+  bool OnAnswer(absl::string_view destination);
+  // The request never reached the receiver at `now`. Returns true if this
+  // made the destination unreachable (worth a log line).
+  bool OnNeverReached(absl::string_view destination, bool probe,
+                      absl::Time now);
+  // The network changed: probe every unreachable destination at once.
+  void OnNetworkChange();
+
+  void Pause(absl::string_view destination);
+  // Errors: kNotFound for an unknown destination.
+  absl::Status Resume(absl::string_view destination);
+
+  // The earliest time a probe is due; InfiniteFuture() if none.
+  absl::Time NextProbe() const;
+  // True when there are destinations and none is reachable.
+  bool AllUnreachable() const;
+
+ private:
+  struct State {
+    bool paused = false;  // HTTP 410 until Resume
+    bool reachable = true;
+    bool probe_in_flight = false;
+    absl::Time probe_at = absl::InfinitePast();
+    absl::Duration probe_backoff = absl::ZeroDuration();
+  };
+  const absl::Duration probe_min_, probe_max_;
+  absl::flat_hash_map<std::string, State> states_;
+};
+
+}  // namespace outbox
+
+#endif  // OUTBOX_AGENT_REACHABILITY_H_

@@ -1,0 +1,108 @@
+// Copyright (c) edge-outbox authors.
+//
+// Reachability: one probe at a time for an unreachable destination, its
+// interval doubling from the minimum to the maximum, at once after a network
+// change, and everything open again on the first answer.
+
+#include "agent/reachability.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/testing/status.h"
+
+namespace outbox {
+namespace {
+
+constexpr absl::Duration kMin = absl::Seconds(1);
+constexpr absl::Duration kMax = absl::Seconds(30);
+const absl::Time kT0 = absl::UnixEpoch() + absl::Hours(10);
+
+class ReachabilityTest : public ::testing::Test {
+ protected:
+  LaneGate GateAt(absl::Time now) {
+    absl::flat_hash_set<std::string> probing;
+    return r_.Gate("backend", now, &probing);
+  }
+  // A probe goes out at `now` and fails; returns when the next one is due.
+  absl::Time FailedProbe(absl::Time now) {
+    EXPECT_EQ(GateAt(now), LaneGate::kOne);
+    EXPECT_TRUE(r_.OnSend("backend"));
+    r_.OnResult("backend", /*probe=*/true);
+    r_.OnNeverReached("backend", /*probe=*/true, now);
+    return r_.NextProbe();
+  }
+
+  Reachability r_{{"backend", "audit"}, kMin, kMax};
+};
+
+TEST_F(ReachabilityTest, ReachableDestinationIsOpen) {
+  EXPECT_EQ(GateAt(kT0), LaneGate::kOpen);
+  EXPECT_FALSE(r_.OnSend("backend"));  // not a probe
+}
+
+TEST_F(ReachabilityTest, NeverReachedClosesUntilTheFirstProbe) {
+  EXPECT_TRUE(r_.OnNeverReached("backend", /*probe=*/false, kT0));
+  EXPECT_EQ(GateAt(kT0), LaneGate::kClosed);
+  EXPECT_EQ(r_.NextProbe(), kT0 + kMin);
+  EXPECT_EQ(GateAt(kT0 + kMin), LaneGate::kOne);
+}
+
+TEST_F(ReachabilityTest, OneProbeAtATime) {
+  r_.OnNeverReached("backend", false, kT0);
+  absl::flat_hash_set<std::string> probing;
+  EXPECT_EQ(r_.Gate("backend", kT0 + kMin, &probing), LaneGate::kOne);
+  // A second lane of the same destination in the same round gets nothing.
+  EXPECT_EQ(r_.Gate("backend", kT0 + kMin, &probing), LaneGate::kClosed);
+  EXPECT_TRUE(r_.OnSend("backend"));
+  // While the probe is out, nothing more, however late it gets.
+  EXPECT_EQ(GateAt(kT0 + absl::Hours(1)), LaneGate::kClosed);
+  EXPECT_EQ(r_.NextProbe(), absl::InfiniteFuture());
+}
+
+TEST_F(ReachabilityTest, FailedProbesDoubleTheIntervalUpToTheMaximum) {
+  r_.OnNeverReached("backend", false, kT0);
+  absl::Time at = kT0 + kMin;
+  absl::Duration expected = kMin;
+  for (int i = 0; i < 8; ++i) {
+    expected = std::min(expected * 2, kMax);
+    const absl::Time next = FailedProbe(at);
+    EXPECT_EQ(next - at, expected) << "probe " << i;
+    at = next;
+  }
+}
+
+TEST_F(ReachabilityTest, NetworkChangeProbesAtOnceThenBacksOffAgain) {
+  r_.OnNeverReached("backend", false, kT0);
+  const absl::Time later = FailedProbe(kT0 + kMin);
+  r_.OnNetworkChange();
+  EXPECT_EQ(GateAt(kT0 + kMin), LaneGate::kOne);  // not waiting for `later`
+  EXPECT_LT(kT0 + kMin, later);
+  // The probe after the change fails: it waits again instead of looping.
+  EXPECT_EQ(FailedProbe(kT0 + kMin), kT0 + kMin + kMin);
+}
+
+TEST_F(ReachabilityTest, AnyAnswerOpensTheDestination) {
+  r_.OnNeverReached("backend", false, kT0);
+  EXPECT_TRUE(r_.OnAnswer("backend"));
+  EXPECT_EQ(GateAt(kT0), LaneGate::kOpen);
+  EXPECT_FALSE(r_.OnAnswer("backend"));
+}
+
+TEST_F(ReachabilityTest, PausedUntilResumed) {
+  r_.Pause("backend");
+  EXPECT_EQ(GateAt(kT0), LaneGate::kClosed);
+  ASSERT_OUTBOX_OK(r_.Resume("backend"));
+  EXPECT_EQ(GateAt(kT0), LaneGate::kOpen);
+  EXPECT_STATUS_CODE(r_.Resume("nowhere"), absl::StatusCode::kNotFound);
+}
+
+TEST_F(ReachabilityTest, OfflineOnlyWhenEveryDestinationIsUnreachable) {
+  r_.OnNeverReached("backend", false, kT0);
+  EXPECT_FALSE(r_.AllUnreachable());
+  r_.OnNeverReached("audit", false, kT0);
+  EXPECT_TRUE(r_.AllUnreachable());
+}
+
+}  // namespace
+}  // namespace outbox
