@@ -33,8 +33,11 @@ inline constexpr char kReplayBeforeWrite[] = "replay.before_write";
 inline constexpr char kPurgeBeforeWrite[] = "purge.before_write";
 
 // Registers `hook`, called with the point's name each time a point is
-// passed (on whatever thread passes it). An empty function unregisters.
-// For tests only. Thread-safe.
+// passed, on whatever thread passes it, possibly on several threads at once
+// (so it must be thread-safe), and sometimes with the store's lock held (so
+// it must not call back into the store, except where a test knows the point
+// is passed without it: group.before_write). An empty function unregisters;
+// a call already running finishes. For tests only. Thread-safe.
 void TEST_SetCrashHook(std::function<void(absl::string_view point)> hook);
 
 // Calls the registered hook, if any.

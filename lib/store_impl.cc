@@ -176,26 +176,28 @@ void StoreImpl::WriteGroupLocked() {
     persisted.set_head_seq(written.next_seq() + 1);  // the broken variant
   }
   rocksdb::Status s = batch.Put(meta_, keys::kQueueStateKey, Encode(persisted));
+  size_t group = n;  // writers of this group still queued
   if (test_.ack_group_before_sync && n > 1) {
     // The broken variant: the followers hear OK before their data is synced.
     Writer* leader = writers_.front();
     writers_.pop_front();
     FinishWritersLocked(n - 1, absl::OkStatus());
     writers_.push_front(leader);
+    group = 1;
   }
-  internal::CrashPoint(internal::kGroupBeforeWrite);
   if (s.ok()) {
     // db_ cannot be replaced while a writer is queued (WritableLocked), so
     // it is safe to use without mu_, which the other writers need to queue.
     rocksdb::WriteOptions wo;
     wo.sync = sync;
     mu_.Unlock();
+    internal::CrashPoint(internal::kGroupBeforeWrite);
     s = db_->Write(wo, &batch);
     mu_.Lock();
   }
   if (s.ok()) {
     state_ = written;
-    FinishWritersLocked(std::min(n, writers_.size()), absl::OkStatus());
+    FinishWritersLocked(group, absl::OkStatus());
     return;
   }
   // After a failed log write or fsync the group may or may not be in the
@@ -211,6 +213,11 @@ void StoreImpl::WriteGroupLocked() {
   tail_ = state_;
 }
 
+size_t StoreImpl::TEST_QueuedWriters() {
+  absl::MutexLock l(&mu_);
+  return writers_.size();
+}
+
 void StoreImpl::FinishWritersLocked(size_t n, const absl::Status& status) {
   for (size_t i = 0; i < n; ++i) {
     Writer* w = writers_.front();
@@ -224,7 +231,11 @@ void StoreImpl::FinishWritersLocked(size_t n, const absl::Status& status) {
     w->done = true;
     w->cv.Signal();
   }
-  if (!writers_.empty()) writers_.front()->cv.Signal();  // the next leader
+  if (!writers_.empty()) {
+    writers_.front()->cv.Signal();  // the next leader
+  } else {
+    serial_cv_.SignalAll();  // TEST_WriteWithoutWalLocked waits for this
+  }
 }
 
 StoreImpl::SerialWrite::SerialWrite(StoreImpl* store) : store_(store) {

@@ -112,6 +112,9 @@ class StoreImpl final : public Store {
   // baseline that NextDue's head bound is measured against.
   absl::StatusOr<size_t> TEST_ScanFromZero(size_t limit);
 
+  // Writers waiting in the queue, the leader included.
+  size_t TEST_QueuedWriters() ABSL_LOCKS_EXCLUDED(mu_);
+
  private:
   friend absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(
       const Options&, const std::string&, rocksdb::Env*, bool,
