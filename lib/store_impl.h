@@ -83,6 +83,7 @@ class StoreImpl final : public Store {
   absl::StatusOr<CommitResult> Commit(const Txn& txn) override;
   absl::StatusOr<std::string> Get(absl::string_view table,
                                   absl::string_view key) override;
+  using Store::NextDue;
   absl::StatusOr<DueEvents> NextDue(
       size_t limit, absl::FunctionRef<LaneGate(const Lane&)> gate,
       absl::FunctionRef<bool(uint64_t seq)> skip) override;

@@ -18,49 +18,14 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "lib/crash_points.h"
-#include "lib/store_impl.h"
-#include "tests/fault_fs/crash_test_env.h"
-#include "tests/fault_fs/fault_injection_fs.h"
-#include "tests/testing/events.h"
-#include "tests/testing/status.h"
-#include "tests/testing/temp_dir.h"
+#include "tests/store/power_cut_store.h"
 
 namespace outbox {
 namespace {
 
-using testing::MakeEvent;
-
-class GroupCommitTest : public ::testing::Test {
+class GroupCommitTest : public testing::PowerCutStoreTest {
  protected:
-  void SetUp() override {
-    fs_ = std::make_shared<testing::FaultInjectionFileSystem>();
-    env_ = testing::NewCrashTestEnv(fs_);
-    options_.tables = {"sales"};
-  }
   void TearDown() override { internal::TEST_SetCrashHook(nullptr); }
-
-  void Open(const StoreTestOptions& test = StoreTestOptions()) {
-    auto store = OpenStoreWithEnv(options_, dir_.Sub("db"), env_.get(),
-                                  /*read_only=*/false, test);
-    ASSERT_OUTBOX_OK(store);
-    store_.reset(static_cast<StoreImpl*>(store->release()));
-  }
-
-  void CutPowerAndReopen() {
-    fs_->Kill();
-    store_->Close().IgnoreError();
-    store_.reset();
-    ASSERT_OUTBOX_OK(fs_->SimulatePowerCut());
-    fs_->Revive();
-    Open();
-  }
-
-  absl::StatusOr<CommitResult> CommitSale(const std::string& sale) {
-    Txn txn;
-    txn.Put("sales", sale, "12.50");
-    txn.Emit(MakeEvent("sale.created"));
-    return store_->Commit(txn);
-  }
 
   // Holds the first leader at group.before_write until `followers` more
   // writers have queued behind it; counts every group written.
@@ -89,11 +54,21 @@ class GroupCommitTest : public ::testing::Test {
     return results;
   }
 
-  testing::TempDir dir_;
-  std::shared_ptr<testing::FaultInjectionFileSystem> fs_;
-  std::unique_ptr<rocksdb::Env> env_;
-  Options options_;
-  std::unique_ptr<StoreImpl> store_;
+  // Holds the first leader until the other seven have queued, then cuts the
+  // power at the second group's write.
+  void CutAtTheSecondGroup() {
+    internal::TEST_SetCrashHook([this](absl::string_view point) {
+      if (point != internal::kGroupBeforeWrite) return;
+      if (groups_.fetch_add(1) == 0) {
+        while (store_->TEST_QueuedWriters() < 8) {
+          absl::SleepFor(absl::Milliseconds(1));
+        }
+      } else {
+        fs_->Kill();  // the power goes before the group's write
+      }
+    });
+  }
+
   std::atomic<int> groups_{0};
 };
 
@@ -145,16 +120,7 @@ TEST_F(GroupCommitTest, FollowersShareOneWrite) {
 // the seven writers in that group may have been told OK.
 TEST_F(GroupCommitTest, NoFollowerIsAcknowledgedBeforeTheSync) {
   Open();
-  internal::TEST_SetCrashHook([this](absl::string_view point) {
-    if (point != internal::kGroupBeforeWrite) return;
-    if (groups_.fetch_add(1) == 0) {
-      while (store_->TEST_QueuedWriters() < 8) {
-        absl::SleepFor(absl::Milliseconds(1));
-      }
-    } else {
-      fs_->Kill();  // the power goes before the group's write
-    }
-  });
+  CutAtTheSecondGroup();
   const std::vector<absl::Status> results = CommitConcurrently(8);
   int acknowledged = 0;
   for (const absl::Status& s : results) acknowledged += s.ok();
@@ -173,16 +139,7 @@ TEST_F(GroupCommitTest, BrokenVariantAcknowledgesCommitsThatAreLost) {
   StoreTestOptions broken;
   broken.ack_group_before_sync = true;
   Open(broken);
-  internal::TEST_SetCrashHook([this](absl::string_view point) {
-    if (point != internal::kGroupBeforeWrite) return;
-    if (groups_.fetch_add(1) == 0) {
-      while (store_->TEST_QueuedWriters() < 8) {
-        absl::SleepFor(absl::Milliseconds(1));
-      }
-    } else {
-      fs_->Kill();
-    }
-  });
+  CutAtTheSecondGroup();
   const std::vector<absl::Status> results = CommitConcurrently(8);
   int acknowledged = 0;
   for (const absl::Status& s : results) acknowledged += s.ok();

@@ -11,50 +11,19 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lib/store_impl.h"
-#include "tests/fault_fs/crash_test_env.h"
-#include "tests/fault_fs/fault_injection_fs.h"
-#include "tests/testing/events.h"
-#include "tests/testing/status.h"
-#include "tests/testing/temp_dir.h"
+#include "tests/store/power_cut_store.h"
 
 namespace outbox {
 namespace {
 
-using testing::MakeEvent;
-
-class SettleDurabilityTest : public ::testing::Test {
+class SettleDurabilityTest : public testing::PowerCutStoreTest {
  protected:
-  void SetUp() override {
-    fs_ = std::make_shared<testing::FaultInjectionFileSystem>();
-    env_ = testing::NewCrashTestEnv(fs_);
-    options_.tables = {"sales"};
-    Open();
-  }
+  void SetUp() override { Open(); }
 
-  void Open() {
-    auto store = OpenStoreWithEnv(options_, dir_.Sub("db"), env_.get(),
-                                  /*read_only=*/false, test_);
-    ASSERT_OUTBOX_OK(store);
-    store_ = std::move(*store);
-  }
-
-  // The power goes: nothing more reaches the disk, unsynced data is lost.
-  void CutPowerAndReopen() {
-    fs_->Kill();
-    store_->Close().IgnoreError();
-    store_.reset();
-    ASSERT_OUTBOX_OK(fs_->SimulatePowerCut());
-    fs_->Revive();
-    Open();
-  }
-
-  std::string CommitSale(const std::string& sale) {
-    Txn txn;
-    txn.Put("sales", sale, "12.50");
-    const std::string id = txn.Emit(MakeEvent("sale.created"));
-    EXPECT_OUTBOX_OK(store_->Commit(txn));
-    return id;
+  std::string CommitSaleId(const std::string& sale) {
+    auto result = CommitSale(sale);
+    EXPECT_TRUE(result.ok()) << result.status();
+    return result.ok() ? result->event_ids.at(0) : "";
   }
 
   void SettleAllDelivered() {
@@ -88,17 +57,11 @@ class SettleDurabilityTest : public ::testing::Test {
     return stats.ok() ? stats->delivered_total : ~uint64_t{0};
   }
 
-  testing::TempDir dir_;
-  std::shared_ptr<testing::FaultInjectionFileSystem> fs_;
-  std::unique_ptr<rocksdb::Env> env_;
-  Options options_;
-  StoreTestOptions test_;
-  std::unique_ptr<Store> store_;
 };
 
 TEST_F(SettleDurabilityTest, CutBeforeAnySyncMeansTheEventsArePendingAgain) {
-  const std::string a = CommitSale("sale-1");
-  const std::string b = CommitSale("sale-2");
+  const std::string a = CommitSaleId("sale-1");
+  const std::string b = CommitSaleId("sale-2");
   SettleAllDelivered();
   EXPECT_TRUE(PendingIds().empty());
   CutPowerAndReopen();
@@ -108,8 +71,8 @@ TEST_F(SettleDurabilityTest, CutBeforeAnySyncMeansTheEventsArePendingAgain) {
 }
 
 TEST_F(SettleDurabilityTest, SyncMakesTheSettlementDurable) {
-  CommitSale("sale-1");
-  CommitSale("sale-2");
+  CommitSaleId("sale-1");
+  CommitSaleId("sale-2");
   SettleAllDelivered();
   ASSERT_OUTBOX_OK(store_->Sync());
   CutPowerAndReopen();
@@ -118,16 +81,16 @@ TEST_F(SettleDurabilityTest, SyncMakesTheSettlementDurable) {
 }
 
 TEST_F(SettleDurabilityTest, ALaterSyncedCommitMakesTheSettlementDurable) {
-  CommitSale("sale-1");
+  CommitSaleId("sale-1");
   SettleAllDelivered();
-  const std::string later = CommitSale("sale-2");
+  const std::string later = CommitSaleId("sale-2");
   CutPowerAndReopen();
   EXPECT_EQ(PendingIds(), std::vector<std::string>{later});
   EXPECT_EQ(DeliveredTotal(), 1u);
 }
 
 TEST_F(SettleDurabilityTest, SingleEventFormsAreSynced) {
-  CommitSale("sale-1");
+  CommitSaleId("sale-1");
   auto due = store_->NextDue(1);
   ASSERT_OUTBOX_OK(due);
   ASSERT_OUTBOX_OK(store_->MarkDelivered(due->events.at(0)));
