@@ -75,6 +75,7 @@ storage::OutboxEntry NewEntry(const Txn& txn, const Txn::EmittedEvent& e,
   entry.set_content_type(e.event.content_type);
   entry.set_destination(e.event.destination);
   entry.set_created_unix_ms(ToStoredMillis(now));
+  entry.set_scheduled_unix_ms(ToStoredMillis(now));
   entry.set_next_attempt_unix_ms(
       ToStoredMillis(std::max(now, e.event.deliver_after)));
   entry.set_state(storage::ENTRY_STATE_PENDING);

@@ -260,5 +260,18 @@ TEST_F(QueueTest, FindPendingByIdScansQueue) {
   EXPECT_STATUS_CODE(store_->FindPending("nope"), absl::StatusCode::kNotFound);
 }
 
+// Found by the power-cut soak's clock jumps: a replay schedules the event
+// now, so after the wall clock went back it is due at once, not after the
+// time between its commit and its replay.
+TEST_F(QueueTest, ReplayedEventIsDueAfterTheClockWentBackAndAReopen) {
+  const std::string id = CommitEvent(MakeEvent("t"));
+  ASSERT_OUTBOX_OK(store_->MoveToDeadLetters(OnlyDue(), "test"));
+  clock_.Advance(absl::Hours(3));
+  ASSERT_OUTBOX_OK(store_->Replay(id));
+  clock_.Set(clock_.Now() - absl::Hours(24 * 365 * 6));
+  Reopen();
+  EXPECT_EQ(DueIds(), std::vector<std::string>{id});
+}
+
 }  // namespace
 }  // namespace outbox

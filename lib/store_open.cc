@@ -138,6 +138,14 @@ absl::Status CheckCallerTables(const std::string& path,
   return absl::OkStatus();
 }
 
+// When the entry's due time was written; entries from before
+// scheduled_unix_ms have their last attempt or, failing that, their commit.
+int64_t ScheduledAt(const storage::OutboxEntry& entry) {
+  if (entry.scheduled_unix_ms() != 0) return entry.scheduled_unix_ms();
+  if (entry.last_attempt_unix_ms() != 0) return entry.last_attempt_unix_ms();
+  return entry.created_unix_ms();
+}
+
 bool IsRecordTable(const std::string& family) {
   return family != rocksdb::kDefaultColumnFamilyName &&
          !absl::StartsWith(family, keys::kReservedPrefix);
@@ -420,10 +428,7 @@ absl::Status StoreImpl::RebuildIndex() {
     absl::StatusOr<storage::OutboxEntry> entry =
         DecodePendingEntry(*seq, View(it->value()));
     if (entry.ok()) {
-      // Its due time was written at its last attempt, or its commit.
-      const int64_t written = entry->last_attempt_unix_ms() != 0
-                                  ? entry->last_attempt_unix_ms()
-                                  : entry->created_unix_ms();
+      const int64_t written = ScheduledAt(*entry);
       IndexEntryLocked(*entry,
                        IndexDue(entry->next_attempt_unix_ms(), written));
     } else {

@@ -39,6 +39,7 @@ storage::OutboxEntry AfterAttempt(const storage::OutboxEntry& entry,
                        std::max<int64_t>(0, now_ms - previous));
   }
   e.set_last_attempt_unix_ms(now_ms);
+  e.set_scheduled_unix_ms(now_ms);
   e.set_next_attempt_unix_ms(ToStoredMillis(attempt.next_attempt));
   e.set_last_error(attempt.error);
   e.set_last_http_status(attempt.http_status);
@@ -288,6 +289,7 @@ absl::Status StoreImpl::Replay(absl::string_view event_id) {
     entry.set_last_attempt_unix_ms(0);
     entry.set_retry_age_ms(0);
     entry.set_next_attempt_unix_ms(ToStoredMillis(now));
+    entry.set_scheduled_unix_ms(ToStoredMillis(now));
     entry.set_last_error("");
     entry.set_last_http_status(0);
     const std::string pending_value = Encode(entry);
