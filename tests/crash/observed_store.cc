@@ -25,15 +25,18 @@ ObservedStore::ObservedStore(Store* base, AckLedger* ledger,
     : base_(base), ledger_(ledger), receipts_(std::move(receipts)) {}
 
 void ObservedStore::Synced(const absl::Status& s, bool wrote) {
-  if (s.ok() && wrote && kOtherWritesAreSynced) {
-    ledger_->OnSyncedWrite(receipts_());
-  }
+  if (s.ok() && wrote && kOtherWritesAreSynced) Covered();
+}
+
+void ObservedStore::Covered() {
+  absl::MutexLock l(&mu_);
+  ledger_->OnSyncedWrite(receipts_());
 }
 
 absl::Status ObservedStore::Close() {
   // Close syncs the WAL: whatever returned before it is durable.
   absl::Status s = base_->Close();
-  if (s.ok()) ledger_->OnSyncedWrite(receipts_());
+  if (s.ok()) Covered();
   return s;
 }
 
@@ -56,13 +59,17 @@ absl::StatusOr<DueEvents> ObservedStore::NextDue(
 
 absl::StatusOr<SettleResult> ObservedStore::Settle(
     const std::vector<Settlement>& settlements) {
-  for (const Settlement& s : settlements) {
-    if (s.kind == Settlement::Kind::kDelivered) ledger_->OnCalled(s.event.id);
+  {
+    absl::MutexLock l(&mu_);
+    for (const Settlement& s : settlements) {
+      if (s.kind == Settlement::Kind::kDelivered) ledger_->OnCalled(s.event.id);
+    }
   }
   absl::StatusOr<SettleResult> result = base_->Settle(settlements);
   if (!result.ok()) return result;
   const absl::flat_hash_set<std::string> gone(result->not_pending.begin(),
                                               result->not_pending.end());
+  absl::MutexLock l(&mu_);
   for (const Settlement& s : settlements) {
     if (s.kind == Settlement::Kind::kDelivered && !gone.contains(s.event.id)) {
       ledger_->OnReturned(s.event.id, /*synced=*/false, receipts_());
@@ -73,7 +80,7 @@ absl::StatusOr<SettleResult> ObservedStore::Settle(
 
 absl::Status ObservedStore::Sync() {
   absl::Status s = base_->Sync();
-  if (s.ok()) ledger_->OnSyncedWrite(receipts_());
+  if (s.ok()) Covered();
   return s;
 }
 
@@ -85,10 +92,16 @@ absl::Status ObservedStore::RecordAttempt(const PendingEvent& event,
 }
 
 absl::Status ObservedStore::MarkDelivered(const PendingEvent& event) {
-  ledger_->OnCalled(event.id);
+  {
+    absl::MutexLock l(&mu_);
+    ledger_->OnCalled(event.id);
+  }
   absl::Status s = base_->MarkDelivered(event);
   if (s.ok()) {
-    ledger_->OnReturned(event.id, kAcksAreSynced, receipts_());
+    {
+      absl::MutexLock l(&mu_);
+      ledger_->OnReturned(event.id, kAcksAreSynced, receipts_());
+    }
     if (kAcksAreSynced) Synced(s);
   }
   return s;

@@ -14,12 +14,16 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "outbox/store.h"
 #include "tests/crash/soak_acks.h"
 
 namespace outbox::testing {
 
-// Thread-compatible: the soak and its agent run on one thread.
+// Thread-safe as Store is: the soak's committer threads commit through it at
+// once. Its calls to the ledger and to `receipts` are serialized under one
+// mutex, never held across a call to the base store.
 class ObservedStore final : public Store {
  public:
   // `base` and `ledger` are borrowed and must outlive this; `receipts`
@@ -58,11 +62,15 @@ class ObservedStore final : public Store {
  private:
   // A write returned `s`; if it wrote anything (`wrote`) with sync and
   // succeeded, it covers the acks before it.
-  void Synced(const absl::Status& s, bool wrote = true);
+  void Synced(const absl::Status& s, bool wrote = true)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // A synced write returned OK: tells the ledger.
+  void Covered() ABSL_LOCKS_EXCLUDED(mu_);
 
   Store* const base_;
-  AckLedger* const ledger_;
-  const std::function<size_t()> receipts_;
+  absl::Mutex mu_;
+  AckLedger* const ledger_ ABSL_PT_GUARDED_BY(mu_);
+  const std::function<size_t()> receipts_;  // called under mu_
 };
 
 }  // namespace outbox::testing

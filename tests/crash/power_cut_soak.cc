@@ -1,132 +1,43 @@
 // Copyright (c) edge-outbox authors.
+//
+// The power-cut soak's cycles: open, run the workload (soak_workload.cc),
+// cut the power as planned, reopen, check.
 
 #include "tests/crash/power_cut_soak.h"
 
 #include <cstdint>
 #include <cstdio>
-#include <deque>
-#include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "lib/crash_points.h"
-#include "outbox/agent.h"
-#include "tests/crash/observed_store.h"
-#include "tests/crash/soak_cut_plan.h"
+#include "tests/crash/power_cut_soak_impl.h"
 #include "tests/crash/soak_disk.h"
 #include "tests/crash/soak_records.h"
-#include "tests/crash/soak_txns.h"
 #include "tests/fault_fs/crash_test_env.h"
-#include "tests/fault_fs/fault_injection_fs.h"
-#include "tests/testing/fake_clock.h"
-#include "tests/testing/recording_transport.h"
-#include "tests/testing/temp_dir.h"
 
 namespace outbox::testing {
 namespace {
 
-// Retries, Retry-After and probes all wait at most 1s, and each agent round
-// moves the clock 1.2s: whatever the agent's random jitter, everything
-// waiting is due at the next round, so the seed alone decides what is sent.
-// Four attempts make 5xx streaks end as dead letters now and then; dead
-// letters are purged by the soak itself, never by the agent.
-constexpr char kAgentConfig[] = R"(
-  destinations { name: "r" url: "http://receiver.test/" }
-  routes { event_type: "*" destination: "r" }
-  retry {
-    base_delay: "100ms" max_delay: "1s" max_attempts: 4 max_retry_after: "1s"
-  }
-  agent {
-    max_in_flight: 8
-    probe_interval_min: "100ms"
-    probe_interval_max: "1s"
-    dead_letter_retention: "0"
-  }
-)";
-constexpr absl::Duration kRound = absl::Milliseconds(1200);
-constexpr absl::Duration kIdempotencyWindow = absl::Hours(1);
 constexpr size_t kAgentLogLines = 12;
 
-// One soak run. Thread-compatible, driven by one thread; one per process at
-// a time, because it owns the process-wide crash hook while it lives.
-class PowerCutSoak {
- public:
-  explicit PowerCutSoak(const SoakOptions& options);
-  ~PowerCutSoak();
-  SoakReport Run();
-
- private:
-  absl::Status OpenStore();
-  void StartAgent();
-  void RunCycle(int cycle);
-  void Workload(int cycle);
-  void Commit(size_t index, int cycle);
-  void AgentRound();
-  void ReplayOne();
-  void PurgeDeadLetters();
-  // Ends the cycle's store and agent and cuts the power; returns where the
-  // power went (see SoakReport::cuts).
-  std::string ShutDown(const CutPlan& plan);
-  std::string CutDuringReopen(const CutPlan& plan);
-  void PowerCut();
-  void OnCrashPoint(absl::string_view point);
-
-  bool Alive() const { return !fs_->IsDead(); }
-  bool Chance(double p) {
-    return std::uniform_real_distribution<double>(0, 1)(gen_) < p;
-  }
-  int Uniform(int lo, int hi) {
-    return std::uniform_int_distribution<int>(lo, hi)(gen_);
-  }
-  // Reports `s` unless it is OK or the power is already gone.
-  void Expect(const absl::Status& s, absl::string_view what);
-
-  const SoakOptions options_;
-  std::mt19937_64 gen_;
-  TempDir dir_;
-  std::shared_ptr<FaultInjectionFileSystem> fs_;
-  std::unique_ptr<rocksdb::Env> env_;
-  FakeClock clock_;
-  Options store_options_;
-  Receiver receiver_;
-  SoakModel model_;
-  std::unique_ptr<Store> store_;
-  // store_ as the agent and the workload use it: tells model_ about acks.
-  std::unique_ptr<ObservedStore> observed_;
-  std::unique_ptr<Agent> agent_;
-  std::deque<std::string> agent_log_;
-  std::vector<Violation> violations_;  // of the current cycle
-  bool fatal_ = false;                 // no store to go on with
-  SoakReport report_;
-  uint64_t next_serial_ = 0;
-  uint64_t commit_order_ = 0;
-  // Mutating file operations of an uncut cycle and of a reopen (moving
-  // averages): the range file-operation cuts are drawn from.
-  double ops_per_cycle_ = 60;
-  double ops_per_open_ = 40;
-  // The named cut of the current cycle; the hook runs on this thread,
-  // inside store and agent calls.
-  std::string armed_point_;
-  int armed_passage_ = 0;
-  int armed_passed_ = 0;
-  std::string fired_point_;
-};
+}  // namespace
 
 PowerCutSoak::PowerCutSoak(const SoakOptions& options)
     : options_(options),
       gen_(options.seed),
       fs_(std::make_shared<FaultInjectionFileSystem>()),
       env_(NewCrashTestEnv(fs_)),
-      receiver_(options.seed ^ 0x9e3779b97f4a7c15) {
+      receiver_(options.seed ^ 0x9e3779b97f4a7c15),
+      model_(kSoakMaxAttempts),
+      cut_(fs_.get()) {
   store_options_.tables = {kSoakTable};
   store_options_.clock = &clock_;
-  store_options_.idempotency_window = kIdempotencyWindow;
+  store_options_.idempotency_window = kSoakIdempotencyWindow;
   internal::TEST_SetCrashHook(
-      [this](absl::string_view point) { OnCrashPoint(point); });
+      [this](absl::string_view point) { cut_.OnPoint(point); });
 }
 
 PowerCutSoak::~PowerCutSoak() {
@@ -134,14 +45,6 @@ PowerCutSoak::~PowerCutSoak() {
   agent_.reset();
   observed_.reset();
   store_.reset();
-}
-
-void PowerCutSoak::OnCrashPoint(absl::string_view point) {
-  ++report_.passages[std::string(point)];
-  if (point != armed_point_ || ++armed_passed_ != armed_passage_) return;
-  fired_point_ = std::string(point);
-  armed_point_.clear();
-  fs_->Kill();
 }
 
 void PowerCutSoak::Expect(const absl::Status& s, absl::string_view what) {
@@ -164,7 +67,7 @@ absl::Status PowerCutSoak::OpenStore() {
 
 void PowerCutSoak::StartAgent() {
   AgentOptions options;
-  options.config_text = kAgentConfig;
+  options.config_text = SoakAgentConfig();
   FaultInjectionFileSystem* fs = fs_.get();
   options.transport = std::make_unique<RecordingTransport>(
       &receiver_, [fs] { return !fs->IsDead(); });
@@ -178,84 +81,6 @@ void PowerCutSoak::StartAgent() {
       Agent::Create(observed_.get(), std::move(options));
   Expect(agent.status(), "creating the agent");
   if (agent.ok()) agent_ = std::move(*agent);
-}
-
-void PowerCutSoak::Commit(size_t index, int cycle) {
-  const uint64_t order = ++commit_order_;
-  const absl::Time now = clock_.Now();
-  absl::StatusOr<CommitResult> result =
-      observed_->Commit(model_.txn(index).txn);
-  model_.OnCommit(index, result, order, now, cycle, Alive(), &violations_);
-  if (!result.ok()) {
-    ++report_.commits_failed;
-  } else if (result->duplicate) {
-    ++report_.duplicates;
-  } else {
-    ++report_.commits_ok;
-  }
-}
-
-void PowerCutSoak::AgentRound() {
-  if (agent_ == nullptr) return;
-  clock_.Advance(kRound);
-  Expect(agent_->RunOnce(), "agent round");
-}
-
-void PowerCutSoak::ReplayOne() {
-  absl::StatusOr<std::vector<DeadLetter>> dead =
-      observed_->ListDeadLetters(SIZE_MAX);
-  Expect(dead.status(), "listing dead letters");
-  if (!dead.ok() || dead->empty()) return;
-  const std::vector<std::string> ids = model_.SortBySerial(*dead);
-  const std::string& id = ids[Uniform(0, static_cast<int>(ids.size()) - 1)];
-  Expect(observed_->Replay(id), absl::StrCat("replaying ", id));
-}
-
-void PowerCutSoak::PurgeDeadLetters() {
-  absl::StatusOr<std::vector<DeadLetter>> dead =
-      observed_->ListDeadLetters(SIZE_MAX);
-  Expect(dead.status(), "listing dead letters");
-  if (!dead.ok()) return;
-  const absl::Time cutoff = clock_.Now() - absl::Seconds(Uniform(0, 8));
-  model_.AllowPurge(*dead, cutoff);
-  Expect(observed_->PurgeDeadLetters(cutoff).status(), "purging dead letters");
-}
-
-void PowerCutSoak::Workload(int cycle) {
-  // First what an application does after a restart: commit again what it
-  // cannot know to be committed. Found absent: it commits afresh with the
-  // same ids. Found present (keyed): the store must answer a duplicate.
-  for (size_t index : model_.resolved_absent()) {
-    if (Alive() && Chance(0.8)) {
-      ++report_.retries;
-      Commit(index, cycle);
-    }
-  }
-  for (size_t index : model_.resolved_committed()) {
-    if (Alive() && Chance(0.5)) {
-      ++report_.retries;
-      Commit(index, cycle);
-    }
-  }
-  const int actions = Uniform(3, 9);
-  for (int i = 0; i < actions && Alive(); ++i) {
-    const double draw = std::uniform_real_distribution<double>(0, 1)(gen_);
-    if (draw < 0.50) {
-      const size_t index = model_.Add(MakeSoakTxn(
-          next_serial_++, clock_.Now(), kIdempotencyWindow, model_, &gen_));
-      Commit(index, cycle);
-    } else if (draw < 0.82) {
-      AgentRound();
-    } else if (draw < 0.89) {
-      ReplayOne();
-    } else if (draw < 0.96) {
-      PurgeDeadLetters();
-    } else {
-      Expect(observed_->PurgeExpiredIdempotencyKeys().status(),
-             "purging idempotency keys");
-    }
-  }
-  for (int i = 0; i < 3 && Alive(); ++i) AgentRound();
 }
 
 void PowerCutSoak::PowerCut() {
@@ -272,7 +97,7 @@ std::string PowerCutSoak::ShutDown(const CutPlan& plan) {
   absl::Status closed = observed_->Close();
   observed_.reset();
   store_.reset();
-  armed_point_.clear();
+  cut_.Disarm();
   std::string where;
   if (!fs_->IsDead()) {
     if (plan.kind == CutPlan::Kind::kNamed) {
@@ -283,8 +108,8 @@ std::string PowerCutSoak::ShutDown(const CutPlan& plan) {
       where = "clean close";
     }
     Expect(closed, "closing the store");
-  } else if (!fired_point_.empty()) {
-    where = fired_point_;
+  } else if (std::string fired = cut_.fired(); !fired.empty()) {
+    where = fired;
   } else if (std::optional<FaultInjectionFileSystem::CrashPoint> cut =
                  fs_->crash_point()) {
     where = absl::StrCat("file op ", OpKindName(cut->kind));
@@ -321,14 +146,8 @@ void PowerCutSoak::RunCycle(int cycle) {
   const CutPlan plan =
       DrawCutPlan(&gen_, options_.store_test.split_commit_batches,
                   ops_per_cycle_, ops_per_open_);
-  fired_point_.clear();
-  armed_passed_ = 0;
-  if (plan.kind == CutPlan::Kind::kNamed) {
-    armed_point_ = plan.point;
-    armed_passage_ = plan.passage;
-  } else if (plan.kind == CutPlan::Kind::kFileOp) {
-    fs_->SetCrashAfterOps(plan.ops);
-  }
+  cut_.Arm(plan);
+  if (plan.kind == CutPlan::Kind::kFileOp) fs_->SetCrashAfterOps(plan.ops);
   const uint64_t ops_before = fs_->total_ops();
   StartAgent();
   Workload(cycle);
@@ -394,12 +213,11 @@ SoakReport PowerCutSoak::Run() {
   }
   report_.receipts = receiver_.log().size();
   report_.acks = model_.acks()->counts();
+  report_.passages = cut_.passages();
   if (store_ != nullptr) store_->Close().IgnoreError();
   store_.reset();
   return report_;
 }
-
-}  // namespace
 
 SoakReport RunPowerCutSoak(const SoakOptions& options) {
   return PowerCutSoak(options).Run();

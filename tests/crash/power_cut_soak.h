@@ -23,7 +23,8 @@ struct SoakOptions {
   int cycles = 2000;
   // Seeds the workload, the receiver's answers and the cut plans. Where a
   // cut at a file operation lands also depends on when RocksDB's background
-  // compactions run, so a replayed seed may part ways with the original run
+  // compactions run, and a cut in a burst on how its committer threads
+  // interleave, so a replayed seed may part ways with the original run
   // after its first such cut. Default: 1.
   uint64_t seed = 1;
   // The store under test; the broken variants prove the soak can fail.

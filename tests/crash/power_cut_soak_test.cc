@@ -6,12 +6,24 @@
 // delivery agent sending to an in-process receiver that answers 2xx, 5xx,
 // 429, 400, loses answers or is unreachable. It commits a random mix of
 // records and events (ordering keys or none, idempotency keys fresh or
-// repeated, some delivered later), delivers, replays and purges dead
-// letters, and cuts the power: at a named crash point (lib/crash_points.h),
-// at a random file operation (in the workload, in a background flush or
-// compaction, in close, or in the next reopen), or not at all. Then the disk
-// is put into the state a power cut leaves (unsynced data and names gone),
-// the store is reopened, and checked.
+// repeated, some delivered later), now and then from 2-4 threads at once (a
+// burst: the writers queue behind a group commit leader), delivers, replays
+// and purges dead letters, sets the wall clock six years back or forward (or
+// back again) while the monotonic clock goes on, and cuts the power: at a
+// named crash point (lib/crash_points.h) on whichever thread passes it, at a
+// random file operation (in the workload, in a group's write, in a
+// background flush or compaction, in close, or in the next reopen), or not
+// at all. Then the disk is put into the state a power cut leaves (unsynced
+// data and names gone), the store is reopened, and checked.
+//
+// Clocks: each agent round moves both clocks 1.2 s, longer than any wait
+// the agent schedules (retries, Retry-After and probes wait at most 1 s), so
+// everything waiting is due at the next round. A jump keeps that true: the
+// running store and agent schedule on the monotonic clock, and a reopen
+// rebuilds the index from stored wall-clock due times, taking a due time
+// further ahead than its own delay for a clock that went back. What the
+// soak cannot see: a retry made too early, since every round outlasts every
+// wait (the store's and the agent's own tests time those).
 //
 // Invariant, checked after every cycle on the reopened store, each part by
 // a check of its own, named as SoakReport reports it (soak_violation.h):
@@ -19,7 +31,7 @@
 //   2. Nothing acknowledged is lost: every commit that returned OK still has
 //      its records, and each of its events is pending, dead-lettered (or
 //      purged as such), or was answered 2xx by the receiver. Never simply
-//      gone.                                                   [lost_commit]
+//      gone, whichever thread committed it.                    [lost_commit]
 //   3. Both or neither, judged from the stored data itself (a record's value
 //      names its events, an event's payload names its records): no event
 //      without its records, no record without its events. A commit that
@@ -28,12 +40,15 @@
 //   4. The receiver only ever got committed events (acknowledged, or found in
 //      the store after the reopen); a resend carries the same id and body.
 //                                      [uncommitted_event_sent, event_changed]
-//   5. Per ordering key, first deliveries arrive in commit order.
-//                                                             [order_broken]
+//   5. Per ordering key, first deliveries arrive in commit order. (In a
+//      burst each thread has ordering keys of its own, so each key's commit
+//      order is one thread's call order.)                      [order_broken]
 //   6. A repeated idempotency key (within the window) is answered as a
 //      duplicate with the first commit's ids and never writes a second set
 //      of records or events; an in-doubt commit retried after the cut is
-//      written exactly once.                             [idempotency_broken]
+//      written exactly once. The window is wall-clock time: a key is still
+//      repeated after the clock went back, but not once the clock may have
+//      passed its window (SoakModel::OnWallClockSet).    [idempotency_broken]
 //   7. Nothing comes back: a commit a reopen showed absent, or an event that
 //      was delivered, never reappears.                          [resurrected]
 //   8. The persisted queue state (outbox.meta, read through RocksDB before
@@ -50,17 +65,30 @@
 //      showed removed after MarkDelivered, each counted once, and so lies
 //      between the durable acks and the events both acknowledged and answered
 //      2xx by the receiver.                           [delivered_total_wrong]
+//  11. Dead letters only where the retry policy says: after max_attempts
+//      (4) attempts, or when the receiver rejected the event for good (400).
+//      Never because the wall clock jumped: the retry age counts each gap
+//      between attempts at most the longest wait (1 s; NextRetryAge), so
+//      max_age (72 h) is never reached here.                [gave_up_early]
+//  12. Nothing stalls: after a wall-clock jump, with the receiver answering
+//      2xx, every pending event is delivered within one agent round per
+//      pending event plus 6; checked right after the jump (the running agent
+//      and store), and again at the start of the next cycle (the index a
+//      reopen rebuilt from stored due times, as of the jumped clock) until
+//      a drain runs with the power on.                            [stalled]
 // Also: no call fails while the power is on and a clean close succeeds
 // [unexpected_error]. Counted: event checks (each event of each open
 // transaction per cycle, each receipt, each stored entry, each ack and each
-// counter comparison), acks returned, acks undone while uncovered (allowed)
-// and deliveries confirmed by a reopen. Delivered transactions leave the
+// counter comparison), acks returned, acks undone while uncovered (allowed),
+// deliveries confirmed by a reopen, burst commits and the group writes they
+// made, clock jumps and drains. Delivered transactions leave the
 // per-cycle check and are re-read round robin (16 per cycle), and all of
 // them after the last cycle. broken_store_soak_test.cc proves the checks
 // fire, each on the broken store variant meant for it.
 //
 // OUTBOX_SOAK_CYCLES sets the cycle count (default 2000; `ctest -L soak`
-// runs 20,000), OUTBOX_SOAK_SEED replays a run.
+// runs 20,000), OUTBOX_SOAK_SEED replays a run (up to its first cut at a
+// file operation or in a burst: where those land depends on thread timing).
 
 #include "tests/crash/power_cut_soak.h"
 
@@ -95,6 +123,12 @@ TEST(PowerCutSoakTest, NothingCommittedIsEverLost) {
   // compared after every reopen.
   EXPECT_GT(report.acks.confirmed, 0u);
   EXPECT_EQ(report.acks.total_checks, static_cast<uint64_t>(report.cycles));
+  // Group commit was exercised: writers of bursts shared group writes. And
+  // the wall clock jumped, with drains checked after the jumps.
+  EXPECT_GT(report.bursts, 0u);
+  EXPECT_LT(report.burst_groups, report.burst_written);
+  EXPECT_GT(report.clock_jumps, 0u);
+  EXPECT_GT(report.drains, 0u);
   // A soak whose cuts stopped landing would pass without testing anything:
   // in a run of this size every named point is cut at least once.
   if (options.cycles >= 1000) {

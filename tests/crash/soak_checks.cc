@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "agent/retry_policy.h"
 #include "tests/crash/soak_model.h"
 #include "tests/crash/soak_records.h"
 
@@ -251,8 +252,28 @@ uint64_t SoakModel::CheckStoredEvents(const StoreView& view,
   }
   for (const auto& [id, d] : view.dead) {
     check(id, d->event.payload, d->event.ordering_key, "dead");
+    CheckGaveUp(*d, out);
   }
   return checked;
+}
+
+// The agent gives up on an event only as its retry policy says: after
+// max_attempts attempts, or once the receiver rejected it for good (an
+// answer that retrying cannot change). In the soak the retry age never
+// decides it, whatever the wall clock did: each gap between attempts counts
+// at most the longest wait the policy schedules (NextRetryAge), one second.
+void SoakModel::CheckGaveUp(const DeadLetter& dead,
+                            std::vector<Violation>* out) const {
+  const PendingEvent& e = dead.event;
+  if (static_cast<int>(e.attempts) >= max_attempts_ ||
+      Classify(e.last_http_status) == DeliveryOutcome::kDeadLetter) {
+    return;
+  }
+  out->push_back({ViolationKind::kGaveUpEarly,
+                  absl::StrCat("event ", e.id, " was dead-lettered after ",
+                               e.attempts, " attempt(s) of the ", max_attempts_,
+                               " its policy allows, last HTTP status ",
+                               e.last_http_status, ": ", dead.reason)});
 }
 
 uint64_t SoakModel::CheckOpenTxns(const StoreView& view,

@@ -37,4 +37,50 @@ CutPlan DrawCutPlan(std::mt19937_64* gen, bool split_batches,
   return plan;
 }
 
+void ArmedCut::Arm(const CutPlan& plan) {
+  absl::MutexLock l(&mu_);
+  point_ = plan.kind == CutPlan::Kind::kNamed ? plan.point : "";
+  passage_ = plan.passage;
+  passed_ = 0;
+  fired_.clear();
+}
+
+void ArmedCut::Disarm() {
+  absl::MutexLock l(&mu_);
+  point_.clear();
+}
+
+void ArmedCut::OnBurst() {
+  absl::MutexLock l(&mu_);
+  if (point_ == internal::kGroupBeforeWrite) passed_ = 0;
+}
+
+void ArmedCut::OnPoint(absl::string_view point) {
+  absl::MutexLock l(&mu_);
+  auto it = passages_.find(point);
+  if (it == passages_.end()) it = passages_.emplace(point, 0).first;
+  ++it->second;
+  if (point != point_ || ++passed_ != passage_) return;
+  fired_ = point_;
+  point_.clear();
+  // From here on nothing reaches the disk, whatever thread writes next.
+  fs_->Kill();
+}
+
+std::string ArmedCut::fired() const {
+  absl::MutexLock l(&mu_);
+  return fired_;
+}
+
+std::map<std::string, uint64_t> ArmedCut::passages() const {
+  absl::MutexLock l(&mu_);
+  return std::map<std::string, uint64_t>(passages_.begin(), passages_.end());
+}
+
+uint64_t ArmedCut::passages(absl::string_view point) const {
+  absl::MutexLock l(&mu_);
+  auto it = passages_.find(point);
+  return it == passages_.end() ? 0 : it->second;
+}
+
 }  // namespace outbox::testing

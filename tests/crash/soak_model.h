@@ -16,8 +16,10 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "agent/retry_policy.h"
 #include "outbox/store.h"
 #include "outbox/txn.h"
 #include "tests/crash/soak_acks.h"
@@ -49,9 +51,15 @@ struct ModelTxn {
   bool settled = false;
 };
 
-// Thread-compatible: the soak drives it from its one thread.
+// Thread-compatible: the soak updates it from its one thread (commits made
+// from other threads are reported once those threads are joined).
 class SoakModel {
  public:
+  // `max_attempts` is the agent's RetryPolicy::max_attempts: dead letters
+  // with fewer attempts must have been rejected for good by the receiver.
+  explicit SoakModel(int max_attempts = RetryPolicy().max_attempts)
+      : max_attempts_(max_attempts) {}
+
   // Registers `txn` before it is committed; returns its index.
   size_t Add(ModelTxn txn);
   ModelTxn& txn(size_t index) { return txns_[index]; }
@@ -72,6 +80,20 @@ class SoakModel {
   }
   // The committed owner of `key`, or -1.
   int64_t OwnerOf(const std::string& key) const;
+
+  // The wall clock was set from `before` to `after`, a jump either way. The
+  // store forgets an idempotency key Options::idempotency_window (`window`)
+  // after its commit by the wall clock, and a key once purged stays gone
+  // whatever the clock does next. So a key committed `window` / 2 (the
+  // margin repeats keep, see MakeSoakTxn) or more before either time may be
+  // gone from now on: it is no longer offered for repeats, and transactions
+  // with it are no longer retried (the store may rightly write them anew).
+  void OnWallClockSet(absl::Time before, absl::Time after,
+                      absl::Duration window);
+  // Whether the store may have forgotten `key` (see OnWallClockSet).
+  bool KeyMayHaveExpired(const std::string& key) const {
+    return expired_keys_.contains(key);
+  }
 
   // Before PurgeDeadLetters(cutoff): the dead letters (as listed just
   // before) that the purge may delete are allowed to vanish.
@@ -138,17 +160,20 @@ class SoakModel {
                          std::vector<Violation>* out);
   uint64_t CheckStoredEvents(const StoreView& view,
                              std::vector<Violation>* out);
+  void CheckGaveUp(const DeadLetter& dead, std::vector<Violation>* out) const;
   uint64_t CheckOpenTxns(const StoreView& view, std::vector<Violation>* out);
   uint64_t CheckSettledTxns(const StoreView& view, size_t rolling,
                             std::vector<Violation>* out);
   void MakeOwner(size_t index, std::vector<Violation>* out);
   static std::string Describe(const ModelTxn& txn);
 
+  const int max_attempts_;
   std::vector<ModelTxn> txns_;
   AckLedger acks_;
   absl::flat_hash_map<std::string, ModelEvent> events_;  // by event id
   absl::flat_hash_map<std::string, size_t> owners_;  // idempotency key -> txn
   std::vector<std::pair<absl::Time, std::string>> committed_keys_;
+  absl::flat_hash_set<std::string> expired_keys_;  // see OnWallClockSet
   std::vector<size_t> in_doubt_;
   std::vector<size_t> open_;  // committed or duplicate, not settled
   // Settled, duplicate and absent transactions, in rolling-check order.

@@ -32,8 +32,11 @@ std::string SoakReport::Summary() const {
       "power-cut soak: seed ", seed, ", ", cycles, " cycles, ", events_checked,
       " event checks; commits ok ", commits_ok, ", failed in the cut ",
       commits_failed, ", duplicates ", duplicates, ", retried after a cut ",
-      retries, "; receiver got ", receipts,
-      " requests\n  acknowledgements: ", acks.returned, " returned, ",
+      retries, "; receiver got ", receipts, " requests\n  bursts: ", bursts,
+      " with ", burst_commits, " commits from 2-4 threads, ", burst_written,
+      " written in ", burst_groups, " group writes; wall-clock jumps ",
+      clock_jumps, ", drains checked ", drains,
+      "\n  acknowledgements: ", acks.returned, " returned, ",
       acks.lost_uncovered, " lost uncovered in a cut (allowed), ",
       acks.confirmed, " confirmed by a reopen; delivered_total checked ",
       acks.total_checks, " times\n  cuts per point:");

@@ -24,7 +24,17 @@ struct SoakReport {
   uint64_t duplicates = 0;  // commits answered as duplicates
   uint64_t retries = 0;     // in-doubt transactions committed again
   uint64_t receipts = 0;    // requests that reached the receiver
-  AckCounts acks;           // acknowledgements and their checks
+  // Commits from several threads at once: the bursts, their Commit calls,
+  // the commits that reached their write (kCommitBeforeWrite) and the group
+  // writes those made (kGroupBeforeWrite). Fewer groups than commits
+  // written: writers did queue behind a leader.
+  uint64_t bursts = 0;
+  uint64_t burst_commits = 0;
+  uint64_t burst_written = 0;
+  uint64_t burst_groups = 0;
+  uint64_t clock_jumps = 0;  // wall-clock jumps (FakeClock::Set)
+  uint64_t drains = 0;       // drains checked with the power on
+  AckCounts acks;            // acknowledgements and their checks
   // Where the power went, by cycle count: a named crash point, "file op
   // <kind>", "file op <kind> in reopen", "clean close" (no cut planned), or
   // "<plan> not reached".

@@ -13,7 +13,6 @@ namespace {
 
 constexpr const char* kTypes[] = {"sale.created", "sale.refunded",
                                   "stock.moved"};
-constexpr int kOrderingKeys = 4;
 // How far back committed keys are looked for when repeating one.
 constexpr size_t kRecentKeys = 32;
 
@@ -28,7 +27,9 @@ int Uniform(int lo, int hi, std::mt19937_64* gen) {
 }  // namespace
 
 ModelTxn MakeSoakTxn(uint64_t serial, absl::Time now, absl::Duration window,
-                     const SoakModel& model, std::mt19937_64* gen) {
+                     const SoakModel& model, std::mt19937_64* gen,
+                     OrderingKeySlot keys) {
+  const int choices = (kSoakOrderingKeys - 1 - keys.slot) / keys.slots + 1;
   ModelTxn t;
   t.serial = serial;
   const int records = Chance(0.3, gen) ? 2 : 1;
@@ -42,7 +43,8 @@ ModelTxn MakeSoakTxn(uint64_t serial, absl::Time now, absl::Duration window,
     Event e;
     e.type = kTypes[Uniform(0, 2, gen)];
     if (Chance(0.6, gen)) {
-      e.ordering_key = absl::StrCat("k", Uniform(0, kOrderingKeys - 1, gen));
+      e.ordering_key = absl::StrCat(
+          "k", keys.slot + keys.slots * Uniform(0, choices - 1, gen));
     }
     e.payload = SoakPayload(serial, i, t.record_keys);
     if (Chance(0.15, gen)) {

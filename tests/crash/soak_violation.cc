@@ -30,6 +30,10 @@ const char* ViolationKindName(ViolationKind kind) {
       return "durable_ack_lost";
     case ViolationKind::kDeliveredTotalWrong:
       return "delivered_total_wrong";
+    case ViolationKind::kGaveUpEarly:
+      return "gave_up_early";
+    case ViolationKind::kStalled:
+      return "stalled";
     case ViolationKind::kUnexpectedError:
       return "unexpected_error";
   }

@@ -33,6 +33,9 @@ enum class ViolationKind {
                           // pending again, or was sent again
   kDeliveredTotalWrong,   // the persisted delivered_total is not the number
                           // of events removed as delivered
+  kGaveUpEarly,           // a dead letter the retry policy did not call for
+  kStalled,               // an event still pending after the rounds a
+                          // healthy receiver needs, after a clock jump
   kUnexpectedError,       // an operation failed with the power on
 };
 
