@@ -119,7 +119,7 @@ Settlement SettlementFor(const Decision& d, const PendingEvent& event,
   Settlement s;
   s.event = event;
   s.attempt =
-      AttemptRecord{d.error, d.http_status, d.next_attempt, d.retry_age};
+      AttemptRecord{d.error, d.http_status, d.next_attempt, d.retry_age, now};
   switch (d.kind) {
     case Decision::Kind::kDelivered:
       s.kind = Settlement::Kind::kDelivered;

@@ -217,8 +217,15 @@ class StoreImpl final : public Store {
   // The index's clock: milliseconds of Clock::Monotonic().
   int64_t IndexNow() const;
   // The index due time of stored next-attempt time `due_ms`, written at wall
-  // time `written_ms` (the commit or the attempt), as of now.
-  int64_t IndexDue(int64_t due_ms, int64_t written_ms) const;
+  // time `written_ms` (the commit, the attempt, the replay), as of now. If
+  // the wall clock has gone back since it was written, `due_ms - now` would
+  // be too long by the jump: `clock_back` says what to do instead.
+  enum class ClockBack {
+    kKeepDelay,  // due `due_ms - written_ms` from now (its own delay)
+    kDueNow,     // due at once
+  };
+  int64_t IndexDue(int64_t due_ms, int64_t written_ms,
+                   ClockBack clock_back = ClockBack::kKeepDelay) const;
   // Adds a decoded pending entry to the index.
   void IndexEntryLocked(const storage::OutboxEntry& entry, int64_t due)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

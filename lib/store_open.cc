@@ -146,6 +146,12 @@ int64_t ScheduledAt(const storage::OutboxEntry& entry) {
   return entry.created_unix_ms();
 }
 
+// True if the entry's due time was set after its commit: by an attempt or a
+// replay.
+bool Rescheduled(const storage::OutboxEntry& entry) {
+  return entry.attempts() > 0 || ScheduledAt(entry) != entry.created_unix_ms();
+}
+
 bool IsRecordTable(const std::string& family) {
   return family != rocksdb::kDefaultColumnFamilyName &&
          !absl::StartsWith(family, keys::kReservedPrefix);
@@ -428,9 +434,14 @@ absl::Status StoreImpl::RebuildIndex() {
     absl::StatusOr<storage::OutboxEntry> entry =
         DecodePendingEntry(*seq, View(it->value()));
     if (entry.ok()) {
-      const int64_t written = ScheduledAt(*entry);
+      // After the clock went back, how long the device was off is unknown:
+      // a retry (or a replay) is due at once, since its wait has most likely
+      // passed; a new event keeps its deliver_after delay, a business rule.
       IndexEntryLocked(*entry,
-                       IndexDue(entry->next_attempt_unix_ms(), written));
+                       IndexDue(entry->next_attempt_unix_ms(),
+                                ScheduledAt(*entry),
+                                Rescheduled(*entry) ? ClockBack::kDueNow
+                                                    : ClockBack::kKeepDelay));
     } else {
       index_.AddUndecodable(*seq, entry.status());
     }

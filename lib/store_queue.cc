@@ -39,14 +39,18 @@ int64_t StoreImpl::IndexNow() const {
   return absl::ToInt64Milliseconds(clock_->Monotonic());
 }
 
-int64_t StoreImpl::IndexDue(int64_t due_ms, int64_t written_ms) const {
+int64_t StoreImpl::IndexDue(int64_t due_ms, int64_t written_ms,
+                            ClockBack clock_back) const {
   if (due_ms == kNever) return kNever;
   const int64_t now_ms = ToStoredMillis(Now());
   int64_t delay = SatSub(due_ms, now_ms);
   // The wall clock went back since the due time was written (a board that
-  // booted with a stale clock, say): the event is due no later than its own
-  // delay from now, not years ahead.
-  if (now_ms < written_ms) delay = std::min(delay, SatSub(due_ms, written_ms));
+  // booted with a stale clock, say): the event is not due years ahead.
+  if (now_ms < written_ms) {
+    delay = clock_back == ClockBack::kDueNow
+                ? 0
+                : std::min(delay, SatSub(due_ms, written_ms));
+  }
   return SatAdd(IndexNow(), std::max<int64_t>(0, delay));
 }
 

@@ -24,7 +24,8 @@ storage::OutboxEntry AfterAttempt(const storage::OutboxEntry& entry,
                                   const AttemptRecord& attempt,
                                   absl::Time now) {
   storage::OutboxEntry e = entry;
-  const int64_t now_ms = ToStoredMillis(now);
+  const int64_t now_ms = ToStoredMillis(
+      attempt.decided != absl::InfinitePast() ? attempt.decided : now);
   e.set_attempts(e.attempts() + 1);
   if (e.first_attempt_unix_ms() == 0) e.set_first_attempt_unix_ms(now_ms);
   if (attempt.retry_age != absl::InfiniteDuration()) {
@@ -65,7 +66,8 @@ struct StoreImpl::SettleBuild {
     uint64_t seq;
     std::string ordering_key;
     bool remove;
-    int64_t due_ms;  // the new next-attempt time, when !remove
+    int64_t due_ms;      // the new next-attempt time, when !remove
+    int64_t decided_ms;  // when it was computed, when !remove
   };
   rocksdb::WriteBatch batch;
   storage::QueueState next;
@@ -109,13 +111,13 @@ absl::StatusOr<SettleResult> StoreImpl::SettleLocked(
   if (build.delivered) internal::CrashPoint(internal::kDeliveredBeforeWrite);
   if (build.attempted) internal::CrashPoint(internal::kAttemptBeforeWrite);
   if (build.buried) internal::CrashPoint(internal::kDeadLetterBeforeWrite);
-  const int64_t now_ms = ToStoredMillis(now);
   auto apply = [&] {
     for (const SettleBuild::IndexChange& c : build.changes) {
       if (c.remove) {
         index_.Remove(c.seq, c.ordering_key);
       } else {
-        index_.Reschedule(c.seq, c.ordering_key, IndexDue(c.due_ms, now_ms));
+        index_.Reschedule(c.seq, c.ordering_key,
+                          IndexDue(c.due_ms, c.decided_ms));
       }
     }
   };
@@ -145,14 +147,15 @@ absl::Status StoreImpl::AddSettlementLocked(const Settlement& st,
       build->next.set_pending_count(build->next.pending_count() + 1);
     }
     build->changes.push_back({seq, stored.entry.ordering_key(), false,
-                              entry.next_attempt_unix_ms()});
+                              entry.next_attempt_unix_ms(),
+                              entry.scheduled_unix_ms()});
     build->attempted = true;
     return FromRocks(s, "recording a delivery attempt");
   }
   s = build->batch.Delete(pending_, key);
   queue_state::Remove(stored.value.size(), &build->next);
   build->removed.insert(seq);
-  build->changes.push_back({seq, stored.entry.ordering_key(), true, 0});
+  build->changes.push_back({seq, stored.entry.ordering_key(), true, 0, 0});
   if (st.kind == Settlement::Kind::kDelivered) {
     build->next.set_delivered_total(build->next.delivered_total() + 1);
     if (test_.miscount_delivered_total && seq % 16 == 0) {

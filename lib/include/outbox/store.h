@@ -68,6 +68,11 @@ struct AttemptRecord {
   // InfiniteDuration() keeps the one the store computes: the wall-clock time
   // since the previous attempt added to the stored age.
   absl::Duration retry_age = absl::InfiniteDuration();
+  // The wall-clock time of the attempt, which `next_attempt` was computed
+  // from. If the clock is set back before the store records it, the event
+  // still waits `next_attempt - decided`, not the jump. InfinitePast: the
+  // time the store records it.
+  absl::Time decided = absl::InfinitePast();
 };
 
 // A lane: the pending events that share a destination name (Event::
