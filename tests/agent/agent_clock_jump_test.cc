@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "outbox/agent.h"
 #include "tests/testing/in_process_agent.h"
@@ -34,20 +35,22 @@ using testing::MakeEvent;
 constexpr absl::Duration kSixYears = absl::Hours(6 * 365 * 24);
 constexpr int kEvents = 5;
 
-// Retries within a second; unreachable receivers probed every 1 s to 8 s.
-constexpr char kConfig[] = R"(
-  destinations { name: "sink" url: "http://sink.test/" }
-  routes { event_type: "*" destination: "sink" }
-  retry { base_delay: "1s" max_delay: "1s" }
-  agent { probe_interval_min: "1s" probe_interval_max: "8s" }
-)";
+// One receiver, retried as `retry` (the fields of a retry block) says, and
+// probed every 1 s to 8 s when unreachable.
+std::string Config(const std::string& retry) {
+  return absl::StrCat(R"(
+    destinations { name: "sink" url: "http://sink.test/" }
+    routes { event_type: "*" destination: "sink" }
+    agent { probe_interval_min: "1s" probe_interval_max: "8s" }
+    retry { )",
+                      retry, " }");
+}
+
+// Retries within a second.
+constexpr char kFastRetry[] = R"(base_delay: "1s" max_delay: "1s")";
 
 class AgentClockJumpTest : public testing::InProcessAgentTest {
  protected:
-  void CommitEvents() {
-    for (int i = 0; i < kEvents; ++i) CommitEvent(MakeEvent("sale"));
-  }
-
   // Each event's attempts as the receiver logged them, by webhook id.
   std::map<std::string, int> Received() const {
     std::map<std::string, int> by_id;
@@ -55,12 +58,6 @@ class AgentClockJumpTest : public testing::InProcessAgentTest {
       ++by_id[r.webhook_id];
     }
     return by_id;
-  }
-
-  uint64_t Pending() {
-    auto stats = store_->GetStats();
-    EXPECT_TRUE(stats.ok()) << stats.status();
-    return stats.ok() ? stats->pending_events : 0;
   }
 
   // Attempts each pending event has failed, in commit order.
@@ -81,14 +78,32 @@ class AgentClockJumpTest : public testing::InProcessAgentTest {
   std::unique_ptr<Agent> FailEachOnceThenHeal() {
     AnswerAlways(Answer::kOk);
     receiver_->Script(std::vector<Answer>(kEvents, Answer::kServerError));
-    CommitEvents();
-    auto agent = MakeAgent(kConfig);
+    for (int i = 0; i < kEvents; ++i) CommitEvent(MakeEvent("sale"));
+    auto agent = MakeAgent(Config(kFastRetry));
     if (agent == nullptr) return nullptr;
     const uint64_t requests = RequestsNow(agent.get());
     const uint64_t retries = agent->stats().retries_scheduled;
     EXPECT_EQ(requests, static_cast<uint64_t>(kEvents));
     EXPECT_EQ(retries, static_cast<uint64_t>(kEvents));
     return requests == kEvents && retries == kEvents ? std::move(agent)
+                                                     : nullptr;
+  }
+
+  // Commits `events` and makes an agent on Config(`retry`) whose receiver
+  // fails every request (503); their first attempts are made while the
+  // clock says six years ago, then NTP sets it right. Null if that did not
+  // go as planned.
+  std::unique_ptr<Agent> FirstAttemptsSixYearsAgo(int events,
+                                                  const std::string& retry) {
+    AnswerAlways(Answer::kServerError);
+    SetWallClock(-kSixYears);
+    for (int i = 0; i < events; ++i) CommitEvent(MakeEvent("sale"));
+    auto agent = MakeAgent(Config(retry));
+    if (agent == nullptr) return nullptr;
+    const uint64_t requests = RequestsNow(agent.get());
+    EXPECT_EQ(requests, static_cast<uint64_t>(events));
+    SetWallClock(kSixYears);
+    return requests == static_cast<uint64_t>(events) ? std::move(agent)
                                                      : nullptr;
   }
 };
@@ -111,7 +126,7 @@ TEST_F(AgentClockJumpTest, RestartWithClockSetBackDeliversWithinTheRetryDelay) {
   agent.reset();
   SetWallClock(-kSixYears);  // boots with a stale clock
   Reopen();
-  agent = MakeAgent(kConfig);
+  agent = MakeAgent(Config(kFastRetry));
   ASSERT_NE(agent, nullptr);
   clock_.Advance(absl::Seconds(1));
   auto left = agent->Drain();
@@ -137,7 +152,7 @@ TEST_F(AgentClockJumpTest,
   clock_.Advance(absl::Seconds(1));  // every retry is due now
   SetWallClock(-kSixYears);
   Reopen();
-  agent = MakeAgent(kConfig);
+  agent = MakeAgent(Config(kFastRetry));
   ASSERT_NE(agent, nullptr);
   auto left = agent->Drain();
   ASSERT_OUTBOX_OK(left);
@@ -146,13 +161,8 @@ TEST_F(AgentClockJumpTest,
 }
 
 TEST_F(AgentClockJumpTest, ClockSetForwardDoesNotDeadLetterTheNextFailure) {
-  AnswerAlways(Answer::kServerError);
-  clock_.Set(clock_.Now() - kSixYears);  // attempts recorded in 2020
-  CommitEvents();
-  auto agent = MakeAgent(kConfig);
+  auto agent = FirstAttemptsSixYearsAgo(kEvents, kFastRetry);
   ASSERT_NE(agent, nullptr);
-  ASSERT_EQ(RequestsNow(agent.get()), static_cast<uint64_t>(kEvents));
-  SetWallClock(kSixYears);  // NTP: the real time
   clock_.Advance(absl::Seconds(1));
   ASSERT_EQ(RequestsNow(agent.get()), static_cast<uint64_t>(kEvents));
   EXPECT_EQ(agent->stats().dead_lettered, 0u);
@@ -160,17 +170,9 @@ TEST_F(AgentClockJumpTest, ClockSetForwardDoesNotDeadLetterTheNextFailure) {
 }
 
 TEST_F(AgentClockJumpTest, ClockSetForwardStillGivesUpAtMaxAttempts) {
-  AnswerAlways(Answer::kServerError);
-  clock_.Set(clock_.Now() - kSixYears);
-  CommitEvent(MakeEvent("sale"));
-  auto agent = MakeAgent(R"(
-    destinations { name: "sink" url: "http://sink.test/" }
-    routes { event_type: "*" destination: "sink" }
-    retry { base_delay: "1s" max_delay: "1s" max_attempts: 3 }
-  )");
+  auto agent =
+      FirstAttemptsSixYearsAgo(1, absl::StrCat(kFastRetry, " max_attempts: 3"));
   ASSERT_NE(agent, nullptr);
-  ASSERT_EQ(RequestsNow(agent.get()), 1u);
-  SetWallClock(kSixYears);
   for (int attempt = 2; attempt <= 3; ++attempt) {
     EXPECT_EQ(agent->stats().dead_lettered, 0u) << "before attempt " << attempt;
     clock_.Advance(absl::Seconds(1));
@@ -185,21 +187,12 @@ TEST_F(AgentClockJumpTest, ClockSetForwardStillGivesUpAtMaxAttempts) {
 }
 
 TEST_F(AgentClockJumpTest, ClockSetForwardGivesUpOnlyAfterMaxAgeOfRetrying) {
-  AnswerAlways(Answer::kServerError);
-  clock_.Set(clock_.Now() - kSixYears);
-  CommitEvent(MakeEvent("sale"));
   // Retries at most a minute apart, so a minute is the most one gap (the
   // jump's included) can add to the retry age.
-  auto agent = MakeAgent(R"(
-    destinations { name: "sink" url: "http://sink.test/" }
-    routes { event_type: "*" destination: "sink" }
-    retry {
-      base_delay: "1s" max_delay: "1m" max_retry_after: "1m" max_age: "1h"
-    }
-  )");
+  auto agent = FirstAttemptsSixYearsAgo(
+      1, R"(base_delay: "1s" max_delay: "1m" max_retry_after: "1m"
+            max_age: "1h")");
   ASSERT_NE(agent, nullptr);
-  ASSERT_EQ(RequestsNow(agent.get()), 1u);
-  SetWallClock(kSixYears);
   // Each minute one more failed attempt; the retry age grows by a minute
   // each, the six years included, and reaches max_age at the 61st attempt.
   for (int attempt = 2; attempt <= 60; ++attempt) {
@@ -214,7 +207,7 @@ TEST_F(AgentClockJumpTest, ClockSetForwardGivesUpOnlyAfterMaxAgeOfRetrying) {
 
 TEST_F(AgentClockJumpTest, ProbesKeepTheirIntervalWhenTheClockJumps) {
   CommitEvent(MakeEvent("sale"));  // the receiver is unreachable
-  auto agent = MakeAgent(kConfig);
+  auto agent = MakeAgent(Config(kFastRetry));
   ASSERT_NE(agent, nullptr);
   ASSERT_EQ(RequestsNow(agent.get()), 1u);  // unreachable from now on
   for (absl::Duration jump : {-kSixYears, 2 * kSixYears, -kSixYears}) {

@@ -82,24 +82,11 @@ class ClosedLaneTest : public testing::StoreTest {
     return w;
   }
 
-  // The pending event `id`, as NextDue gives it with every lane open.
-  PendingEvent Due(const std::string& id) {
-    auto due = store_->NextDue(100);
-    EXPECT_TRUE(due.ok()) << due.status();
-    if (due.ok()) {
-      for (const PendingEvent& e : due->events) {
-        if (e.id == id) return e;
-      }
-    }
-    ADD_FAILURE() << "event " << id << " is not due";
-    return PendingEvent();
-  }
-
   void RetryAt(const std::string& id, absl::Time at) {
     AttemptRecord attempt;
     attempt.error = "HTTP 503";
     attempt.next_attempt = at;
-    ASSERT_OUTBOX_OK(store_->RecordAttempt(Due(id), attempt));
+    ASSERT_OUTBOX_OK(store_->RecordAttempt(DueWithId(id), attempt));
   }
 };
 
@@ -148,7 +135,8 @@ TEST_F(ClosedLaneTest, EventInAClosedLaneHoldsItsKeyInTheOpenLanes) {
   const std::string behind = CommitFor("online", 1, "till-1")[0];
   const std::string other = CommitFor("online", 1, "till-2")[0];
   EXPECT_THAT(NextDueClosing("offline").ids, ElementsAre(other));
-  ASSERT_OUTBOX_OK(store_->MarkDelivered(Due(held)));  // the lane reopened
+  ASSERT_OUTBOX_OK(
+      store_->MarkDelivered(DueWithId(held)));  // the lane reopened
   EXPECT_THAT(NextDueClosing("offline").ids, ElementsAre(behind, other));
 }
 

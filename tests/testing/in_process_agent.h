@@ -24,29 +24,11 @@ namespace outbox::testing {
 
 // Receiver answers that are all of one kind.
 inline AnswerWeights Always(Answer answer) {
-  AnswerWeights w;
-  w.ok = w.server_error = w.too_many_requests = w.bad_request = 0;
-  w.lost_answer = w.offline = 0;
-  switch (answer) {
-    case Answer::kOk:
-      w.ok = 1;
-      break;
-    case Answer::kServerError:
-      w.server_error = 1;
-      break;
-    case Answer::kTooManyRequests:
-      w.too_many_requests = 1;
-      break;
-    case Answer::kBadRequest:
-      w.bad_request = 1;
-      break;
-    case Answer::kLostAnswer:
-      w.lost_answer = 1;
-      break;
-    case Answer::kOffline:
-      w.offline = 1;
-      break;
-  }
+  AnswerWeights w{0, 0, 0, 0, 0, 0};
+  // In Answer's order, as Receiver draws them.
+  int* weights[] = {&w.ok,          &w.server_error, &w.too_many_requests,
+                    &w.bad_request, &w.lost_answer,  &w.offline};
+  *weights[static_cast<int>(answer)] = 1;
   return w;
 }
 
