@@ -16,20 +16,7 @@ namespace {
 using ::testing::ElementsAre;
 using testing::MakeEvent;
 
-class QueueTest : public testing::StoreTest {
- protected:
-  PendingEvent OnlyDueWithId(const std::string& id) {
-    auto due = store_->NextDue(100);
-    EXPECT_TRUE(due.ok()) << due.status();
-    if (due.ok()) {
-      for (const PendingEvent& e : due->events) {
-        if (e.id == id) return e;
-      }
-    }
-    ADD_FAILURE() << "event " << id << " is not due";
-    return PendingEvent();
-  }
-};
+using QueueTest = testing::StoreTest;
 
 TEST_F(QueueTest, DueEventsComeInCommitOrder) {
   std::string a = CommitEvent(MakeEvent("t"));
@@ -138,7 +125,7 @@ TEST_F(QueueTest, OutOfOrderDeliveryKeepsTheRest) {
   ASSERT_OUTBOX_OK(store_->MarkDelivered(due->events[1]));  // b first
   Reopen();
   EXPECT_THAT(DueIds(), ElementsAre(a, c));
-  ASSERT_OUTBOX_OK(store_->MarkDelivered(OnlyDueWithId(a)));
+  ASSERT_OUTBOX_OK(store_->MarkDelivered(DueWithId(a)));
   Reopen();
   EXPECT_THAT(DueIds(), ElementsAre(c));
 }

@@ -19,68 +19,19 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "outbox/agent.h"
+#include "tests/testing/in_process_agent.h"
 #include "tests/testing/network_namespace.h"
-#include "tests/testing/recording_transport.h"
 #include "tests/testing/skip.h"
 #include "tests/testing/status.h"
-#include "tests/testing/store_fixture.h"
 
 namespace outbox {
 namespace {
 
-using testing::AnswerWeights;
 using testing::MakeEvent;
 
-// Every request is answered "never reached the receiver".
-AnswerWeights AlwaysOffline() {
-  AnswerWeights w;
-  w.ok = w.server_error = w.too_many_requests = w.bad_request = 0;
-  w.lost_answer = 0;
-  w.offline = 1;
-  return w;
-}
-
-class AgentTimersTest : public testing::StoreTest {
- protected:
-  // An agent on `config` whose requests go to receiver_ through transport_
-  // and whose clock is the store's fake clock_.
-  std::unique_ptr<Agent> MakeAgent(const std::string& config,
-                                   bool watch_network = false) {
-    AgentOptions options;
-    options.config_text = config;
-    options.clock = &clock_;
-    options.watch_network = watch_network;
-    auto transport = std::make_unique<testing::RecordingTransport>(
-        &receiver_, [] { return true; });
-    transport_ = transport.get();
-    options.transport = std::move(transport);
-    options.log = [this](absl::string_view line) { log_.emplace_back(line); };
-    auto agent = Agent::Create(store_.get(), std::move(options));
-    EXPECT_TRUE(agent.ok()) << agent.status();
-    return agent.ok() ? std::move(*agent) : nullptr;
-  }
-
-  // Requests the agent starts in one round at the current fake time, after
-  // which a second round takes in their answers.
-  uint64_t RequestsNow(Agent* agent) {
-    const uint64_t before = agent->stats().requests;
-    EXPECT_OUTBOX_OK(agent->RunOnce());
-    const uint64_t started = agent->stats().requests - before;
-    EXPECT_OUTBOX_OK(agent->RunOnce());
-    return started;
-  }
-
-  void TearDown() override {
-    if (HasFailure()) {
-      for (const std::string& line : log_)
-        std::cerr << "agent: " << line << "\n";
-    }
-  }
-
-  testing::Receiver receiver_{/*seed=*/1, AlwaysOffline()};
-  testing::RecordingTransport* transport_ = nullptr;  // owned by the agent
-  std::vector<std::string> log_;
-};
+// Every request is answered "never reached the receiver" (the fixture's
+// default receiver).
+using AgentTimersTest = testing::InProcessAgentTest;
 
 constexpr char kOneDestination[] = R"(
   destinations { name: "sink" url: "http://sink.test/" }

@@ -58,6 +58,19 @@ class StoreTest : public ::testing::Test {
     return ids;
   }
 
+  // The due event `id`, from NextDue(100).
+  PendingEvent DueWithId(const std::string& id) {
+    auto due = store_->NextDue(100);
+    EXPECT_TRUE(due.ok()) << due.status();
+    if (due.ok()) {
+      for (const PendingEvent& e : due->events) {
+        if (e.id == id) return e;
+      }
+    }
+    ADD_FAILURE() << "event " << id << " is not due";
+    return PendingEvent();
+  }
+
   PendingEvent OnlyDue() {
     auto due = store_->NextDue(100);
     EXPECT_TRUE(due.ok()) << due.status();
