@@ -96,7 +96,7 @@ absl::StatusOr<absl::Duration> ParseRetryAfter(absl::string_view header,
     }
     return absl::Seconds(seconds);
   }
-  absl::StatusOr<absl::Time> date = ParseHttpDate(value, now);
+  absl::StatusOr<absl::Time> date = ParseHttpDate(value);
   if (!date.ok()) {
     // The value is the receiver's, not a secret; show a bounded prefix so
     // the operator can see what the receiver sent.

@@ -181,7 +181,7 @@ TEST(ParseRetryAfterTest, DateInThePastIsZero) {
 
 TEST(ParseRetryAfterTest, GarbageIsInvalidArgument) {
   for (const char* text : {"", "   ", "-1", "+5", "1.5", "12s", "0x10", "soon",
-                           "120 120", "Sun, 06 Nov 1994", "\x80\xff"}) {
+                           "120 120", "\x80\xff"}) {
     EXPECT_STATUS_CODE(ParseRetryAfter(text, kNow),
                        absl::StatusCode::kInvalidArgument)
         << '"' << text << '"';

@@ -48,6 +48,7 @@ packages=(
   libssl-dev
   libgtest-dev libgmock-dev
   libcpp-httplib-dev
+  nlohmann-json3-dev      # header-only (Architecture: all), found like the rest
 )
 host_packages=("g++-$triplet" qemu-user-static protobuf-compiler)
 

@@ -15,16 +15,16 @@ namespace outbox::testing {
 SinkRequest ParseSinkLine(const std::string& line) {
   SinkRequest r;
   (void)absl::SimpleAtoi(sink::JsonField(line, "seq").value_or(""), &r.seq);
-  r.id = sink::JsonStringValue(sink::JsonField(line, "id"));
+  r.id = sink::JsonString(line, "id");
   (void)absl::SimpleAtoi(sink::JsonField(line, "status").value_or(""),
                          &r.status);
-  r.dropped = sink::JsonStringValue(sink::JsonField(line, "action")) == "drop";
+  r.dropped = sink::JsonString(line, "action") == "drop";
   r.duplicate = sink::JsonField(line, "duplicate") == "true";
   r.signature_valid = sink::JsonField(line, "signature_valid") == "true";
-  r.body = sink::JsonStringValue(sink::JsonField(line, "body"));
+  r.body = sink::JsonString(line, "body");
   // The body is itself one flat JSON object, outbox-pos-sim's payload:
   // {"sale":"till-1-7","n":7,"total_cents":107}.
-  r.sale = sink::JsonStringValue(sink::JsonField(r.body, "sale"));
+  r.sale = sink::JsonString(r.body, "sale");
   if (!absl::SimpleAtoi(sink::JsonField(r.body, "n").value_or(""), &r.n)) {
     r.n = -1;
   }

@@ -59,13 +59,12 @@ std::vector<SinkLine> AgentSinkTest::SinkLog() const {
   std::vector<SinkLine> out;
   for (const std::string& line : sink::ReadLines(log_path_)) {
     SinkLine l;
-    l.id = sink::JsonStringValue(sink::JsonField(line, "id"));
-    l.path = sink::JsonStringValue(sink::JsonField(line, "path"));
-    l.body = sink::JsonStringValue(sink::JsonField(line, "body"));
+    l.id = sink::JsonString(line, "id");
+    l.path = sink::JsonString(line, "path");
+    l.body = sink::JsonString(line, "body");
     l.duplicate = sink::JsonField(line, "duplicate") == "true";
     l.signature_valid = sink::JsonField(line, "signature_valid") == "true";
-    l.dropped =
-        sink::JsonStringValue(sink::JsonField(line, "action")) == "drop";
+    l.dropped = sink::JsonString(line, "action") == "drop";
     (void)absl::SimpleAtoi(sink::JsonField(line, "status").value_or(""),
                            &l.status);
     (void)absl::SimpleAtoi(sink::JsonField(line, "ts_ms").value_or(""),

@@ -90,27 +90,18 @@ std::string CtlTest::MakeDeadLetter(absl::Time dead_at,
   return id;
 }
 
-JsonValue CtlTest::Json(const sink::ExitResult& result) {
-  absl::StatusOr<JsonValue> value = ParseJson(result.out);
-  EXPECT_OUTBOX_OK(value) << "stdout: " << result.out;
-  return value.ok() ? *std::move(value) : JsonValue();
+nlohmann::json CtlTest::Json(const sink::ExitResult& result) {
+  nlohmann::json value = nlohmann::json::parse(result.out, /*cb=*/nullptr,
+                                               /*allow_exceptions=*/false);
+  EXPECT_FALSE(value.is_discarded()) << "stdout: " << result.out;
+  return value.is_discarded() ? nlohmann::json::object() : value;
 }
 
-std::string Field(const JsonValue& v, absl::string_view key) {
-  const JsonValue* member = v.Find(key);
-  if (member == nullptr) return "<missing>";
-  switch (member->kind) {
-    case JsonValue::Kind::kNull:
-      return "null";
-    case JsonValue::Kind::kBool:
-      return member->boolean ? "true" : "false";
-    case JsonValue::Kind::kArray:
-      return "<array>";
-    case JsonValue::Kind::kObject:
-      return "<object>";
-    default:
-      return member->text;
-  }
+std::string Field(const nlohmann::json& v, absl::string_view key) {
+  if (!v.is_object()) return "<missing>";
+  const auto member = v.find(std::string(key));
+  if (member == v.end()) return "<missing>";
+  return member->is_string() ? member->get<std::string>() : member->dump();
 }
 
 }  // namespace outbox::ctl

@@ -12,11 +12,11 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "tools/ctl/json_value.h"
-#include "tests/testing/sink_process.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "outbox/clock.h"
 #include "outbox/store.h"
+#include "tests/testing/sink_process.h"
 #include "tests/testing/temp_dir.h"
 
 namespace outbox::ctl {
@@ -48,15 +48,16 @@ class CtlTest : public ::testing::Test {
   std::string MakeDeadLetter(absl::Time dead_at,
                              const std::string& type = "sale.created");
 
-  // Stdout of `result` parsed as one JSON document; a failure if it is not.
-  JsonValue Json(const sink::ExitResult& result);
+  // Stdout of `result` parsed as one JSON document; a failure (and an empty
+  // object) if it is not.
+  nlohmann::json Json(const sink::ExitResult& result);
 
   testing::TempDir dir_;
 };
 
-// The text of member `key` of the object `v` (a string's value, a number as
-// written, "true"/"false"/"null"), or "<missing>".
-std::string Field(const JsonValue& v, absl::string_view key);
+// The text of member `key` of the object `v` (a string's value, anything
+// else as compact JSON: "12", "true", "null"), or "<missing>".
+std::string Field(const nlohmann::json& v, absl::string_view key);
 
 }  // namespace outbox::ctl
 

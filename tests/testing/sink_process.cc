@@ -14,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "nlohmann/json.hpp"
 
 namespace outbox::sink {
 namespace {
@@ -106,38 +107,36 @@ std::vector<std::string> ReadLines(const std::string& path) {
   return lines;
 }
 
-std::optional<std::string> JsonField(absl::string_view line,
-                                     absl::string_view key) {
-  const std::string needle = absl::StrCat("\"", key, "\":");
-  size_t pos = 0;
-  while ((pos = line.find(needle, pos)) != absl::string_view::npos) {
-    if (pos > 0 && (line[pos - 1] == ',' || line[pos - 1] == '{')) break;
-    ++pos;
-  }
-  if (pos == absl::string_view::npos) return std::nullopt;
-  const size_t start = pos + needle.size();
-  size_t end = start;
-  if (end < line.size() && line[end] == '"') {
-    ++end;
-    while (end < line.size() && line[end] != '"') {
-      end += line[end] == '\\' ? 2 : 1;
-    }
-    ++end;  // The closing quote.
-  } else {
-    while (end < line.size() && line[end] != ',' && line[end] != '}') ++end;
-  }
-  if (end > line.size()) return std::nullopt;
-  return std::string(line.substr(start, end - start));
+namespace {
+
+// Member `key` of `object`, or nullptr (also when it is not an object).
+const nlohmann::json* Member(const nlohmann::json& object,
+                             absl::string_view key) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(std::string(key));
+  return it == object.end() ? nullptr : &*it;
 }
 
-std::string JsonStringValue(const std::optional<std::string>& json) {
-  if (!json.has_value() || json->size() < 2 || (*json)[0] != '"') return "";
-  std::string out;
-  for (size_t i = 1; i + 1 < json->size(); ++i) {
-    if ((*json)[i] == '\\' && i + 2 < json->size()) ++i;
-    out.push_back((*json)[i]);
-  }
-  return out;
+nlohmann::json Parse(absl::string_view text) {
+  return nlohmann::json::parse(text.begin(), text.end(), /*cb=*/nullptr,
+                               /*allow_exceptions=*/false);
+}
+
+}  // namespace
+
+std::optional<std::string> JsonField(absl::string_view line,
+                                     absl::string_view key) {
+  const nlohmann::json object = Parse(line);
+  const nlohmann::json* member = Member(object, key);
+  if (member == nullptr) return std::nullopt;
+  return member->dump();
+}
+
+std::string JsonString(absl::string_view line, absl::string_view key) {
+  const nlohmann::json object = Parse(line);
+  const nlohmann::json* member = Member(object, key);
+  if (member == nullptr || !member->is_string()) return "";
+  return member->get<std::string>();
 }
 
 }  // namespace outbox::sink

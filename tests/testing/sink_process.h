@@ -79,16 +79,16 @@ absl::StatusOr<ExitResult> RunToExit(
 // The lines of a file (without newlines); empty if it does not exist.
 std::vector<std::string> ReadLines(const std::string& path);
 
-// The raw JSON text of top-level field `key` in a sink log line: "\"abc\"",
-// "true", "12", "null"; nullopt if absent. Relies on FormatLogLine's
-// guarantee that `"key":` after ',' or '{' only ever occurs as a key.
+// Member `key` of the JSON object `line` (a request-log line, or any JSON
+// object such as a record outbox-pos-sim wrote), printed back as compact
+// JSON: "\"abc\"", "true", "12", "null"; nullopt if it has no such member or
+// `line` is not a JSON object.
 std::optional<std::string> JsonField(absl::string_view line,
                                      absl::string_view key);
 
-// The value of a JSON string as JsonField returns it ("\"abc\""), with the
-// \" and \\ escapes undone (the only ones the sink's log writer produces
-// for the payloads tests send); "" if absent or not a string.
-std::string JsonStringValue(const std::optional<std::string>& json);
+// The value of member `key` of the JSON object `line` if it is a string;
+// "" otherwise (absent, null, not a string, `line` not JSON).
+std::string JsonString(absl::string_view line, absl::string_view key);
 
 }  // namespace outbox::sink
 

@@ -5,14 +5,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "lib/status_macros.h"
 #include "tools/ctl/command.h"
 #include "tools/ctl/event_format.h"
-#include "tools/ctl/json_writer.h"
 #include "tools/ctl/store_access.h"
-#include "lib/status_macros.h"
+#include "tools/json_bytes.h"
 
 namespace outbox::ctl {
 namespace {
@@ -40,22 +41,20 @@ struct Shown {
 };
 
 // Prints up to `limit` of `all` (which holds limit + 1 when there are more)
-// as text lines or as the "events" array of `w`.
+// as text lines, or appends them to the array `events` when it is not null.
 template <typename T, typename Format, typename ToJson>
 Shown Print(const std::vector<T>& all, size_t limit, Format format,
-            ToJson to_json, JsonWriter* w, std::FILE* out) {
+            ToJson to_json, nlohmann::ordered_json* events, std::FILE* out) {
   Shown shown;
   shown.count = std::min(all.size(), limit);
   shown.truncated = all.size() > limit;
-  if (w != nullptr) w->Key("events").BeginArray();
   for (size_t i = 0; i < shown.count; ++i) {
-    if (w != nullptr) {
-      to_json(all[i], /*with_payload=*/false, w);
+    if (events != nullptr) {
+      events->push_back(to_json(all[i], /*with_payload=*/false));
     } else {
       Write(out, format(all[i]));
     }
   }
-  if (w != nullptr) w->EndArray();
   return shown;
 }
 
@@ -77,26 +76,28 @@ absl::Status RunList(const CommandContext& context, const ParsedArgs& args) {
   const char* noun = pending ? "pending events" : "dead letters";
 
   const bool json = args.Has("json");
-  JsonWriter w;
-  if (json) w.BeginObject().Key("state").String(pending ? "pending" : "dead");
-  JsonWriter* const jw = json ? &w : nullptr;
+  nlohmann::ordered_json events = nlohmann::ordered_json::array();
+  nlohmann::ordered_json* const json_events = json ? &events : nullptr;
   // Asking for one more than shown tells whether the list was cut short.
   Shown shown;
   if (pending) {
-    OUTBOX_ASSIGN_OR_RETURN(std::vector<PendingEvent> events,
+    OUTBOX_ASSIGN_OR_RETURN(std::vector<PendingEvent> all,
                             store->ListPending(limit + 1));
     shown =
-        Print(events, limit, PendingLine, WritePendingJson, jw, context.out);
+        Print(all, limit, PendingLine, PendingJson, json_events, context.out);
   } else {
-    OUTBOX_ASSIGN_OR_RETURN(std::vector<DeadLetter> dead,
+    OUTBOX_ASSIGN_OR_RETURN(std::vector<DeadLetter> all,
                             store->ListDeadLetters(limit + 1));
-    shown = Print(dead, limit, DeadLine, WriteDeadJson, jw, context.out);
+    shown = Print(all, limit, DeadLine, DeadJson, json_events, context.out);
   }
 
   if (json) {
-    w.Key("shown").Uint(shown.count).Key("total").Uint(total);
-    w.Key("truncated").Bool(shown.truncated).EndObject();
-    Write(context.out, absl::StrCat(w.str(), "\n"));
+    const nlohmann::ordered_json j = {{"state", pending ? "pending" : "dead"},
+                                      {"events", std::move(events)},
+                                      {"shown", shown.count},
+                                      {"total", total},
+                                      {"truncated", shown.truncated}};
+    Write(context.out, absl::StrCat(DumpJson(j), "\n"));
   } else if (shown.count == 0) {
     Write(context.out, absl::StrCat("no ", noun, "\n"));
   } else if (shown.truncated) {

@@ -5,11 +5,11 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "lib/status_macros.h"
 #include "tools/ctl/command.h"
 #include "tools/ctl/event_format.h"
-#include "tools/ctl/json_writer.h"
 #include "tools/ctl/store_access.h"
-#include "lib/status_macros.h"
+#include "tools/json_bytes.h"
 
 namespace outbox::ctl {
 namespace {
@@ -31,7 +31,6 @@ absl::Status RunShow(const CommandContext& context, const ParsedArgs& args) {
   const bool json = args.Has("json");
   OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Store> store,
                           OpenForReading(context.db));
-  JsonWriter w;
   // Dead letters first: a point lookup, where a pending event takes a scan.
   absl::StatusOr<DeadLetter> dead = store->FindDeadLetter(id);
   if (dead.ok()) {
@@ -39,8 +38,8 @@ absl::Status RunShow(const CommandContext& context, const ParsedArgs& args) {
       Write(context.out, DeadDetail(*dead));
       return absl::OkStatus();
     }
-    WriteDeadJson(*dead, /*with_payload=*/true, &w);
-    Write(context.out, absl::StrCat(w.str(), "\n"));
+    Write(context.out,
+          absl::StrCat(DumpJson(DeadJson(*dead, /*with_payload=*/true)), "\n"));
     return absl::OkStatus();
   }
   if (!absl::IsNotFound(dead.status())) return dead.status();
@@ -54,8 +53,9 @@ absl::Status RunShow(const CommandContext& context, const ParsedArgs& args) {
     Write(context.out, PendingDetail(*pending));
     return absl::OkStatus();
   }
-  WritePendingJson(*pending, /*with_payload=*/true, &w);
-  Write(context.out, absl::StrCat(w.str(), "\n"));
+  Write(context.out,
+        absl::StrCat(DumpJson(PendingJson(*pending, /*with_payload=*/true)),
+                     "\n"));
   return absl::OkStatus();
 }
 

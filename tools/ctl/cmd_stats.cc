@@ -7,9 +7,10 @@
 #include "absl/time/clock.h"
 #include "lib/status_macros.h"
 #include "tools/ctl/command.h"
-#include "tools/ctl/json_writer.h"
+#include "tools/ctl/event_format.h"
 #include "tools/ctl/store_access.h"
 #include "tools/ctl/text.h"
+#include "tools/json_bytes.h"
 
 namespace outbox::ctl {
 namespace {
@@ -34,23 +35,16 @@ absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
   OUTBOX_ASSIGN_OR_RETURN(Stats stats, store->GetStats());
   const absl::Time now = absl::Now();
   if (args.Has("json")) {
-    JsonWriter w;
-    w.BeginObject()
-        .Time("as_of", now)
-        .Key("pending_events")
-        .Uint(stats.pending_events)
-        .Key("pending_bytes")
-        .Uint(stats.pending_bytes)
-        .Key("oldest_pending_age_ms")
-        .Int(absl::ToInt64Milliseconds(stats.oldest_pending_age))
-        .Key("dead_letters")
-        .Uint(stats.dead_letters)
-        .Key("delivered_total")
-        .Uint(stats.delivered_total)
-        .Key("dead_letters_purged")
-        .Uint(stats.dead_letters_purged)
-        .EndObject();
-    Write(context.out, absl::StrCat(w.str(), "\n"));
+    nlohmann::ordered_json j;
+    SetTime("as_of", now, &j);
+    j["pending_events"] = stats.pending_events;
+    j["pending_bytes"] = stats.pending_bytes;
+    j["oldest_pending_age_ms"] =
+        absl::ToInt64Milliseconds(stats.oldest_pending_age);
+    j["dead_letters"] = stats.dead_letters;
+    j["delivered_total"] = stats.delivered_total;
+    j["dead_letters_purged"] = stats.dead_letters_purged;
+    Write(context.out, absl::StrCat(DumpJson(j), "\n"));
     return absl::OkStatus();
   }
   std::string text;

@@ -8,7 +8,9 @@
 
 #include <string>
 
-#include "tools/ctl/json_writer.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "nlohmann/json.hpp"
 #include "outbox/event.h"
 
 namespace outbox::ctl {
@@ -24,11 +26,16 @@ std::string PendingDetail(const PendingEvent& event);
 std::string DeadDetail(const DeadLetter& dead);
 
 // The event as a JSON object with "state": "pending" or "dead". Times come
-// as RFC 3339 plus *_unix_ms; byte fields that are not UTF-8 as *_base64.
-// The payload only if `with_payload`.
-void WritePendingJson(const PendingEvent& event, bool with_payload,
-                      JsonWriter* w);
-void WriteDeadJson(const DeadLetter& dead, bool with_payload, JsonWriter* w);
+// as RFC 3339 plus *_unix_ms; byte fields that are not UTF-8 as *_base64
+// (SetBytes, tools/json_bytes.h). The payload only if `with_payload`.
+nlohmann::ordered_json PendingJson(const PendingEvent& event,
+                                   bool with_payload);
+nlohmann::ordered_json DeadJson(const DeadLetter& dead, bool with_payload);
+
+// Sets members `name` (RFC 3339 UTC) and `name`_unix_ms of `object`; both
+// null for an infinite time (e.g. "no attempt yet").
+void SetTime(absl::string_view name, absl::Time t,
+             nlohmann::ordered_json* object);
 
 }  // namespace outbox::ctl
 

@@ -1,7 +1,7 @@
 // Copyright (c) edge-outbox authors.
 //
-// Text helpers for outboxctl's output: UTF-8 checks, quoting of untrusted
-// strings for a terminal, and time formats. Stored strings (event types,
+// Text helpers for outboxctl's output: quoting of untrusted strings for a
+// terminal, and time formats. Stored strings (event types,
 // keys, errors, payloads) are arbitrary bytes written by other programs, so
 // nothing from the store reaches the terminal unescaped.
 
@@ -13,14 +13,8 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "tools/json_text.h"
 
 namespace outbox::ctl {
-
-// UTF-8 helpers, shared with outbox-sink (tools/json_text.h).
-using ::outbox::DecodeUtf8;
-using ::outbox::IsValidUtf8;
-using ::outbox::Utf8SequenceLength;
 
 // True if `s` is valid UTF-8 without anything a terminal would interpret:
 // C0/C1 controls, DEL, or bidirectional overrides (which reorder what the

@@ -12,18 +12,15 @@
 namespace outbox::ctl {
 namespace {
 
-TEST(CtlUtf8Test, AcceptsWellFormedText) {
-  EXPECT_TRUE(IsValidUtf8(""));
-  EXPECT_TRUE(IsValidUtf8("plain \xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"));
-  EXPECT_TRUE(IsValidUtf8("\xF4\x8F\xBF\xBF"));  // U+10FFFF
-}
-
-TEST(CtlUtf8Test, RejectsMalformedSequences) {
+TEST(CtlSafeForTerminalTest, RejectsMalformedUtf8) {
+  EXPECT_TRUE(IsSafeForTerminal("plain \xC3\xA9 \xE2\x82\xAC \xF4\x8F\xBF\xBF",
+                                /*allow_newlines=*/false));
   for (const char* bad :
        {"\x80", "\xC0\x80", "\xC1\xBF", "\xE0\x80\x80", "\xED\xA0\x80",
         "\xF0\x80\x80\x80", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xE2\x82",
         "\xC3", "\xFF"}) {
-    EXPECT_FALSE(IsValidUtf8(bad)) << "accepted: " << std::string(bad);
+    EXPECT_FALSE(IsSafeForTerminal(bad, /*allow_newlines=*/true))
+        << "accepted: " << std::string(bad);
   }
 }
 

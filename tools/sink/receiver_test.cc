@@ -207,6 +207,43 @@ TEST(RequestLogFormatTest, EscapesAndFallsBackToBase64) {
   EXPECT_EQ(JsonField(line, "body_base64"), "\"//4=\"");
 }
 
+// Tests and scripts read these lines: names, order and encodings are fixed.
+TEST(RequestLogFormatTest, LinesAreStableByteForByte) {
+  LogRecord r;
+  r.id = "a\"b";
+  r.webhook_timestamp = 1767225600;
+  r.received = absl::FromUnixMillis(1767225600123);
+  r.method = "POST";
+  r.path = std::string("/p\xff\x01", 4);  // not UTF-8: C-escaped
+  r.signature_valid = true;
+  r.status = 200;
+  r.idempotency_key = "k\x01";
+  r.content_type = "application/json";
+  r.body = "line1\nq\"\\\x01 caf\xC3\xA9";
+  EXPECT_EQ(FormatLogLine(9, r),
+            R"({"seq":9,"id":"a\"b","webhook_timestamp":1767225600,)"
+            R"("ts_ms":1767225600123,"method":"POST","path":"/p\\xff\\x01",)"
+            R"("signature_valid":true,"signature_error":null,)"
+            R"("duplicate":false,"action":"answer","status":200,)"
+            R"("idempotency_key":"k\u0001","content_type":"application/json",)"
+            "\"body\":\"line1\\nq\\\"\\\\\\u0001 caf\xC3\xA9\"}");
+  r.id.reset();
+  r.webhook_timestamp.reset();
+  r.dropped = true;
+  r.status = 0;
+  r.signature_valid = false;
+  r.signature_error = "no webhook-signature header";
+  r.body = std::string("\xff\xfe", 2);
+  EXPECT_EQ(FormatLogLine(10, r),
+            R"({"seq":10,"id":null,"webhook_timestamp":null,)"
+            R"("ts_ms":1767225600123,"method":"POST","path":"/p\\xff\\x01",)"
+            R"("signature_valid":false,)"
+            R"("signature_error":"no webhook-signature header",)"
+            R"("duplicate":false,"action":"drop","status":0,)"
+            R"("idempotency_key":"k\u0001","content_type":"application/json",)"
+            R"("body_base64":"//4="})");
+}
+
 TEST(RequestLogFormatTest, BodyCannotForgeAKey) {
   LogRecord r;
   r.status = 503;

@@ -10,49 +10,44 @@
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "platform/posix_error.h"
-#include "tools/json_text.h"
+#include "tools/json_bytes.h"
 
 namespace outbox::sink {
 namespace {
 
 // Header values come from the network and may hold any byte; a value that
 // is not UTF-8 is logged C-escaped, which keeps the line valid JSON.
-std::string OptionalString(const std::optional<std::string>& s) {
-  if (!s.has_value()) return "null";
-  if (IsValidUtf8(*s)) return JsonQuote(*s);
-  return JsonQuote(absl::CHexEscape(*s));
+nlohmann::ordered_json OptionalString(const std::optional<std::string>& s) {
+  if (!s.has_value()) return nullptr;
+  if (IsValidUtf8(*s)) return *s;
+  return absl::CHexEscape(*s);
 }
-
-const char* Bool(bool b) { return b ? "true" : "false"; }
 
 }  // namespace
 
 std::string FormatLogLine(int64_t seq, const LogRecord& r) {
-  std::string line = absl::StrCat(
-      "{\"seq\":", seq, ",\"id\":", OptionalString(r.id),
-      ",\"webhook_timestamp\":",
-      r.webhook_timestamp.has_value() ? absl::StrCat(*r.webhook_timestamp)
-                                      : "null",
-      ",\"ts_ms\":", absl::ToUnixMillis(r.received),
-      ",\"method\":", OptionalString(r.method),
-      ",\"path\":", OptionalString(r.path),
-      ",\"signature_valid\":", Bool(r.signature_valid),
-      ",\"signature_error\":", OptionalString(r.signature_error),
-      ",\"duplicate\":", Bool(r.duplicate),
-      ",\"action\":", r.dropped ? "\"drop\"" : "\"answer\"",
-      ",\"status\":", r.status,
-      ",\"idempotency_key\":", OptionalString(r.idempotency_key),
-      ",\"content_type\":", OptionalString(r.content_type));
-  // The body goes last so a human reading the log sees the metadata first.
-  if (IsValidUtf8(r.body)) {
-    absl::StrAppend(&line, ",\"body\":", JsonQuote(r.body), "}");
-  } else {
-    absl::StrAppend(
-        &line, ",\"body_base64\":", JsonQuote(absl::Base64Escape(r.body)), "}");
+  nlohmann::ordered_json line = {
+      {"seq", seq},
+      {"id", OptionalString(r.id)},
+      {"webhook_timestamp", nullptr},
+      {"ts_ms", absl::ToUnixMillis(r.received)},
+      {"method", OptionalString(r.method)},
+      {"path", OptionalString(r.path)},
+      {"signature_valid", r.signature_valid},
+      {"signature_error", OptionalString(r.signature_error)},
+      {"duplicate", r.duplicate},
+      {"action", r.dropped ? "drop" : "answer"},
+      {"status", r.status},
+      {"idempotency_key", OptionalString(r.idempotency_key)},
+      {"content_type", OptionalString(r.content_type)},
+  };
+  if (r.webhook_timestamp.has_value()) {
+    line["webhook_timestamp"] = *r.webhook_timestamp;
   }
-  return line;
+  // The body goes last so a human reading the log sees the metadata first.
+  SetBytes("body", r.body, &line);
+  return DumpJson(line);
 }
 
 absl::StatusOr<std::unique_ptr<RequestLog>> RequestLog::Open(

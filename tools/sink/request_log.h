@@ -36,9 +36,9 @@ struct LogRecord {
 };
 
 // The JSON line for `record` with sequence number `seq`, without the
-// newline. Keys appear in a fixed order and values are escaped, so a `"key":`
-// with a quote right before it can only be a key (tests rely on that). A body
-// that is not valid UTF-8 is logged as "body_base64" instead of "body".
+// newline: one object, keys in a fixed order, body last. A body that is not
+// valid UTF-8 is logged as "body_base64" instead of "body"; other fields
+// that are not are logged C-escaped (\xff).
 std::string FormatLogLine(int64_t seq, const LogRecord& record);
 
 // An append-only file of FormatLogLine() lines. Each line reaches the file
