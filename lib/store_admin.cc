@@ -46,10 +46,12 @@ absl::StatusOr<std::vector<PendingEvent>> StoreImpl::ListPending(size_t limit) {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
   std::vector<PendingEvent> out;
   if (limit == 0) return out;
-  OUTBOX_RETURN_IF_ERROR(ScanPending([&](PendingEvent e) {
-    out.push_back(std::move(e));
-    return out.size() < limit;
-  }));
+  OUTBOX_RETURN_IF_ERROR(ScanPending(
+      [&](PendingEvent e) {
+        out.push_back(std::move(e));
+        return out.size() < limit;
+      },
+      limit));
   return out;
 }
 
@@ -215,10 +217,12 @@ absl::StatusOr<Stats> StoreImpl::GetStats() {
   }
   // The oldest pending event is the first decodable one from the head.
   std::optional<absl::Time> oldest;
-  OUTBOX_RETURN_IF_ERROR(ScanPending([&](PendingEvent e) {
-    oldest = e.created;
-    return false;
-  }));
+  OUTBOX_RETURN_IF_ERROR(ScanPending(
+      [&](PendingEvent e) {
+        oldest = e.created;
+        return false;
+      },
+      /*batch=*/1));
   if (oldest.has_value()) {
     stats.oldest_pending_age = std::max(absl::ZeroDuration(), Now() - *oldest);
   }

@@ -50,6 +50,15 @@ absl::Status StoreImpl::CloseDbLocked() {
       read_only_ || !write_error_.ok()
           ? absl::OkStatus()
           : FromRocks(db_->SyncWAL(), "syncing the log on close");
+  if (status.ok() && !read_only_ && write_error_.ok()) {
+    // Flushing the memtables on a clean close leaves the next open nothing
+    // to replay from the log: after a day of deliveries that is hundreds of
+    // thousands of entries (puts and the deletes that cancel them). Only
+    // speed depends on it; the log above already made everything durable.
+    rocksdb::FlushOptions flush;
+    flush.allow_write_stall = true;
+    db_->Flush(flush, handles_).PermitUncheckedError();
+  }
   for (rocksdb::ColumnFamilyHandle* h : handles_) {
     absl::Status s = FromRocks(db_->DestroyColumnFamilyHandle(h), "closing");
     if (status.ok()) status = s;

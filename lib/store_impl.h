@@ -266,7 +266,9 @@ class StoreImpl final : public Store {
   // Calls `visit` for each pending entry that decodes, in commit order from
   // the head, until it returns false. Reads only the indexed seqs, so the
   // tombstones between live entries are never walked.
-  absl::Status ScanPending(absl::FunctionRef<bool(PendingEvent)> visit)
+  // `batch`: how many entries to read at a time (the caller's limit).
+  absl::Status ScanPending(absl::FunctionRef<bool(PendingEvent)> visit,
+                           size_t batch = 64)
       ABSL_LOCKS_EXCLUDED(mu_, db_mu_);
   absl::StatusOr<DeadLetter> DecodeDeadLetter(absl::string_view key,
                                               absl::string_view value);

@@ -134,8 +134,8 @@ void StoreImpl::ReadEntries(const std::vector<uint64_t>& seqs,
 }
 
 absl::Status StoreImpl::ScanPending(
-    absl::FunctionRef<bool(PendingEvent)> visit) {
-  constexpr size_t kBatch = 64;
+    absl::FunctionRef<bool(PendingEvent)> visit, size_t batch) {
+  const size_t kBatch = std::max<size_t>(1, std::min<size_t>(batch, 256));
   uint64_t from = 0;
   while (true) {
     std::vector<uint64_t> seqs;
