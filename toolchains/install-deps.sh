@@ -13,6 +13,7 @@ packages=(
   libssl-dev              # HMAC-SHA256 for Standard Webhooks signatures
   libgtest-dev libgmock-dev
   libcpp-httplib-dev      # outbox-sink test receiver
+  libsqlite3-dev          # the SQLite baseline of tests/bench/outbox_bench
   openssl                 # test certificates
   file                    # CI checks that the aarch64 agent is static
   clang libclang-rt-14-dev  # libFuzzer + ASan/UBSan runtimes (tests/fuzz)
