@@ -1,0 +1,191 @@
+// Copyright (c) edge-outbox authors.
+//
+// A queue that has seen N events go through it, against a fresh store: the
+// cost of opening it, NextDue, ListPending and a drain, with the tombstones
+// RocksDB skipped for each (PerfContext). Two shapes: the queue empty after
+// N deliveries, and one event stuck at the head (waiting for its retry)
+// while N later ones were delivered in a shuffled order.
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "lib/status_macros.h"
+#include "tests/bench/bench_agent.h"
+#include "tests/bench/bench_ops.h"
+#include "tests/bench/bench_sections.h"
+
+namespace outbox::bench {
+namespace {
+
+constexpr int kRound = 10000;   // sales committed, then delivered, per round
+constexpr size_t kTake = 1000;  // events taken per NextDue while churning
+constexpr int kNextDueCalls = 1000;
+constexpr int kListCalls = 5;
+
+struct Shape {
+  std::string key;    // "fresh", "empty", "stuck"
+  std::string label;  // for the table
+  int64_t churned;    // events committed and delivered
+  bool stuck_head;
+};
+
+// One event at the head of the queue, due again only in a day: the head of
+// a destination that keeps failing.
+absl::Status StickHead(Store& store) {
+  OUTBOX_RETURN_IF_ERROR(CommitSale(store, /*producer=*/1, 0));
+  OUTBOX_ASSIGN_OR_RETURN(std::vector<PendingEvent> due, TakeDue(store, 1));
+  if (due.empty()) return absl::InternalError("the head event is not due");
+  return Retry(store, due[0], absl::Now() + absl::Hours(24));
+}
+
+// Commits `n` sales and delivers them, in rounds; each batch of due events
+// is acknowledged in a shuffled order, as answers come back in any order.
+absl::Status Churn(Store& store, int64_t n) {
+  std::mt19937_64 rng(11);
+  for (int64_t done = 0; done < n; done += kRound) {
+    const int64_t round = std::min<int64_t>(kRound, n - done);
+    OUTBOX_RETURN_IF_ERROR(CommitSales(store, /*producer=*/2, done, round));
+    for (int64_t acked = 0; acked < round;) {
+      OUTBOX_ASSIGN_OR_RETURN(std::vector<PendingEvent> due,
+                              TakeDue(store, kTake));
+      if (due.empty()) return absl::InternalError("churn: nothing due");
+      std::shuffle(due.begin(), due.end(), rng);
+      OUTBOX_RETURN_IF_ERROR(Ack(store, due));
+      acked += static_cast<int64_t>(due.size());
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BuildShape(const std::string& path, const Shape& shape) {
+  // Without fsync: only what is left on disk matters, not how fast.
+  OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Store> store,
+                          OpenBenchStore(path, /*sync=*/false));
+  if (shape.stuck_head) OUTBOX_RETURN_IF_ERROR(StickHead(*store));
+  OUTBOX_RETURN_IF_ERROR(Churn(*store, shape.churned));
+  OUTBOX_RETURN_IF_ERROR(
+      ExpectPending(*store, shape.stuck_head ? 1 : 0, "churn " + shape.key));
+  return store->Close();
+}
+
+struct Timed {
+  double per_call = 0;  // ms for opens and ListPending, us for NextDue
+  Skipped skipped;      // per call
+};
+
+std::string SkipDetail(const Skipped& s) {
+  return absl::StrCat("tombstones skipped ", s.tombstones, " (keys ", s.keys,
+                      ")");
+}
+
+// Times `calls` calls of `op` on this thread, counting RocksDB's skips.
+template <typename Op>
+absl::StatusOr<Timed> TimeCalls(int calls, absl::Duration unit, Op op) {
+  StartCountingSkips();
+  Stopwatch wall;
+  for (int i = 0; i < calls; ++i) OUTBOX_RETURN_IF_ERROR(op());
+  Timed t;
+  t.per_call = absl::FDivDuration(wall.Elapsed(), unit) / calls;
+  const Skipped total = CountedSkips();
+  t.skipped = Skipped{total.tombstones / calls, total.keys / calls};
+  return t;
+}
+
+struct ShapeFigures {
+  Timed first_open, open, next_due, list;
+  DrainFigures drain;
+};
+
+// Opens the store twice (the first open after the churn also replays its
+// log; the second is what every later restart costs), then times NextDue
+// and ListPending, then drains `drain_events` new events into `sink`.
+absl::StatusOr<ShapeFigures> MeasureShape(const std::string& path,
+                                          const BenchSink& sink,
+                                          int drain_events) {
+  std::unique_ptr<Store> store;
+  auto open = [&]() -> absl::Status {
+    OUTBOX_ASSIGN_OR_RETURN(store, OpenBenchStore(path, /*sync=*/true));
+    return absl::OkStatus();
+  };
+  const absl::Duration ms = absl::Milliseconds(1);
+  ShapeFigures f;
+  OUTBOX_ASSIGN_OR_RETURN(f.first_open, TimeCalls(1, ms, open));
+  OUTBOX_RETURN_IF_ERROR(store->Close());
+  OUTBOX_ASSIGN_OR_RETURN(f.open, TimeCalls(1, ms, open));
+  OUTBOX_ASSIGN_OR_RETURN(
+      f.next_due, TimeCalls(kNextDueCalls, absl::Microseconds(1),
+                            [&] { return TakeDue(*store, 8).status(); }));
+  OUTBOX_ASSIGN_OR_RETURN(f.list, TimeCalls(kListCalls, ms, [&] {
+                            return ListHead(*store, 8).status();
+                          }));
+  OUTBOX_RETURN_IF_ERROR(CommitSales(*store, /*producer=*/3, 0, drain_events));
+  OUTBOX_ASSIGN_OR_RETURN(
+      f.drain,
+      DrainWithAgent(*store, AgentConfig(sink.url(), sink.secrets_file(), 16),
+                     drain_events));
+  OUTBOX_RETURN_IF_ERROR(store->Close());
+  return f;
+}
+
+void AddShapeRows(const Shape& shape, const ShapeFigures& f, int drain_events,
+                  Table* table) {
+  const std::string key = "churn." + shape.key;
+  auto vs_fresh = [&](const char* what) -> std::vector<Ratio> {
+    if (shape.churned == 0) return {};
+    return {Vs(absl::StrCat("churn.fresh.", what))};
+  };
+  table->Add(Row{
+      key + ".open", "Store open: " + shape.label, f.open.per_call, "ms",
+      absl::StrCat(SkipDetail(f.open.skipped), "; first open after the churn ",
+                   FormatFigure(f.first_open.per_call), " ms, ",
+                   SkipDetail(f.first_open.skipped)),
+      vs_fresh("open")});
+  table->Add(Row{key + ".next_due", "NextDue(8): " + shape.label,
+                 f.next_due.per_call, "us/call",
+                 SkipDetail(f.next_due.skipped) + " per call",
+                 vs_fresh("next_due")});
+  table->Add(Row{key + ".list", "ListPending(8): " + shape.label,
+                 f.list.per_call, "ms/call",
+                 SkipDetail(f.list.skipped) + " per call", vs_fresh("list")});
+  table->Add(
+      Row{key + ".drain",
+          absl::StrCat("drain ", drain_events,
+                       " new events (16 in flight): ", shape.label),
+          f.drain.per_second, "/s",
+          absl::StrCat(SkipDetail(f.drain.skipped), " in all; agent CPU ",
+                       FormatFigure(f.drain.cpu_us_per_event), " us/event"),
+          vs_fresh("drain")});
+}
+
+}  // namespace
+
+absl::Status RunChurnRows(const Scale& scale, const std::string& dir,
+                          Table* table) {
+  const std::string section = dir + "/churn";
+  std::filesystem::create_directories(section);
+  OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<BenchSink> sink,
+                          BenchSink::Start(section));
+  const std::string n = absl::StrCat(scale.events);
+  const Shape shapes[] = {
+      {"fresh", "fresh store", 0, false},
+      {"empty", "empty queue after " + n + " deliveries", scale.events, false},
+      {"stuck", "1 stuck head + " + n + " delivered out of order", scale.events,
+       true},
+  };
+  for (const Shape& shape : shapes) {
+    const std::string path = section + "/" + shape.key;
+    OUTBOX_RETURN_IF_ERROR(BuildShape(path, shape));
+    OUTBOX_ASSIGN_OR_RETURN(ShapeFigures f,
+                            MeasureShape(path, *sink, scale.drain_events));
+    AddShapeRows(shape, f, scale.drain_events, table);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace outbox::bench
