@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@ namespace outbox::bench {
 
 absl::StatusOr<std::unique_ptr<BenchSink>> BenchSink::Start(
     const std::string& dir) {
+  std::filesystem::create_directories(dir);
   std::unique_ptr<BenchSink> sink(new BenchSink);
   sink->log_ = dir + "/sink.log";
   sink->secrets_file_ = dir + "/sink.whsec";

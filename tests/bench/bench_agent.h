@@ -30,7 +30,8 @@ class BenchSink {
  public:
   static constexpr char kSecret[] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
-  // Starts OUTBOX_SINK_BINARY with its files in `dir`. Errors: kUnavailable.
+  // Starts OUTBOX_SINK_BINARY with its files in `dir` (created if need be).
+  // Errors: kUnavailable.
   static absl::StatusOr<std::unique_ptr<BenchSink>> Start(
       const std::string& dir);
   ~BenchSink();

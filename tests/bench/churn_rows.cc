@@ -7,7 +7,6 @@
 // while N later ones were delivered in a shuffled order.
 
 #include <algorithm>
-#include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
@@ -168,7 +167,6 @@ void AddShapeRows(const Shape& shape, const ShapeFigures& f, int drain_events,
 absl::Status RunChurnRows(const Scale& scale, const std::string& dir,
                           Table* table) {
   const std::string section = dir + "/churn";
-  std::filesystem::create_directories(section);
   OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<BenchSink> sink,
                           BenchSink::Start(section));
   const std::string n = absl::StrCat(scale.events);

@@ -5,7 +5,6 @@
 // against the sink's own ceiling measured by a load generator in the same
 // run, and the agent's CPU per delivered event.
 
-#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -70,7 +69,6 @@ absl::Status AddCeilingRows(const BenchSink& sink, int requests, Table* table) {
 absl::Status RunDrainRows(const Scale& scale, const std::string& dir,
                           Table* table) {
   const std::string section = dir + "/drain";
-  std::filesystem::create_directories(section);
   OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<BenchSink> sink,
                           BenchSink::Start(section));
   OUTBOX_RETURN_IF_ERROR(AddCeilingRows(*sink, scale.drain_events, table));
