@@ -2,12 +2,16 @@
 
 #include "tests/bench/bench_env.h"
 
+#include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/vfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <utility>
 
@@ -92,6 +96,44 @@ double Latencies::Percentile(double q) {
   std::sort(us_.begin(), us_.end());
   const size_t at = static_cast<size_t>(q / 100.0 * (us_.size() - 1) + 0.5);
   return us_[std::min(at, us_.size() - 1)];
+}
+
+absl::StatusOr<std::unique_ptr<AppendFile>> AppendFile::Open(
+    const std::string& path, size_t bytes) {
+  const int fd =
+      open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot create ", path, ": ", std::strerror(errno)));
+  }
+  return std::unique_ptr<AppendFile>(new AppendFile(fd, bytes));
+}
+
+AppendFile::~AppendFile() { close(fd_); }
+
+absl::Status AppendFile::AppendAndSync() {
+  if (write(fd_, block_.data(), block_.size()) !=
+          static_cast<ssize_t>(block_.size()) ||
+      fdatasync(fd_) != 0) {
+    return absl::UnavailableError(
+        absl::StrCat("append + fdatasync: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+double ProbeDisk(const std::string& dir, size_t bytes,
+                 absl::Duration duration) {
+  const std::string path = dir + "/disk-probe.dat";
+  absl::StatusOr<std::unique_ptr<AppendFile>> file =
+      AppendFile::Open(path, bytes);
+  if (!file.ok()) return 0;
+  int64_t syncs = 0;
+  Stopwatch wall;
+  while (wall.Elapsed() < duration && (*file)->AppendAndSync().ok()) ++syncs;
+  const double seconds = absl::ToDoubleSeconds(wall.Elapsed());
+  file->reset();
+  unlink(path.c_str());
+  return syncs / seconds;
 }
 
 absl::Duration ThreadCpu() {

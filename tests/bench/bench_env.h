@@ -13,9 +13,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
 namespace outbox::bench {
@@ -61,6 +64,30 @@ class Latencies {
  private:
   std::vector<double> us_;
 };
+
+// A file that `bytes` at a time are appended to with write() and made
+// durable with fdatasync(): what a synced commit of that size cannot beat on
+// this disk. REQUIRES: External synchronization.
+class AppendFile {
+ public:
+  // Errors: kUnavailable.
+  static absl::StatusOr<std::unique_ptr<AppendFile>> Open(
+      const std::string& path, size_t bytes);
+  ~AppendFile();
+  AppendFile(const AppendFile&) = delete;
+  AppendFile& operator=(const AppendFile&) = delete;
+
+  absl::Status AppendAndSync();
+
+ private:
+  AppendFile(int fd, size_t bytes) : fd_(fd), block_(bytes, 'w') {}
+  const int fd_;
+  const std::string block_;
+};
+
+// fdatasync()s per second of `bytes` appends to a scratch file in `dir`
+// over `duration`: how fast the disk is right now (0 on error).
+double ProbeDisk(const std::string& dir, size_t bytes, absl::Duration duration);
 
 // CPU time of the calling thread, and of another thread of this process.
 absl::Duration ThreadCpu();

@@ -9,6 +9,7 @@
 #include "lib/status_macros.h"
 #include "rocksdb/perf_context.h"
 #include "rocksdb/perf_level.h"
+#include "tests/bench/bench_env.h"
 
 namespace outbox::bench {
 
@@ -76,6 +77,17 @@ absl::Status ExpectPending(Store& store, uint64_t n, const std::string& what) {
                                             " events pending, expected ", n));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> FlushBytes(std::unique_ptr<Store> store,
+                                   const std::string& path) {
+  const int64_t before = WriteBytes();
+  OUTBOX_RETURN_IF_ERROR(store->Close());
+  store.reset();
+  OUTBOX_ASSIGN_OR_RETURN(store, OpenBenchStore(path, /*sync=*/true));
+  const int64_t written = WriteBytes() - before;
+  OUTBOX_RETURN_IF_ERROR(store->Close());
+  return written;
 }
 
 void StartCountingSkips() {

@@ -61,6 +61,13 @@ absl::StatusOr<std::vector<PendingEvent>> ListHead(Store& store, size_t limit);
 // that what it timed did its work. `what` names the row in the error.
 absl::Status ExpectPending(Store& store, uint64_t n, const std::string& what);
 
+// Closes `store` (opened at `path`), opens it again and closes it; returns
+// the bytes written meanwhile. RocksDB keeps recent writes in its memtable,
+// and the open replays the log and writes them to a table file: the flush a
+// longer run would have paid for those writes anyway.
+absl::StatusOr<int64_t> FlushBytes(std::unique_ptr<Store> store,
+                                   const std::string& path);
+
 // What RocksDB skipped on the calling thread (rocksdb::PerfContext) since
 // StartCountingSkips(): deletion tombstones, and keys of any kind.
 struct Skipped {

@@ -2,180 +2,70 @@
 //
 // The write side: the raw write + fdatasync limit of the disk, Commit with 1
 // and N producer threads, seed 000's SQLite outbox with 1 and N threads, and
-// the bytes each writes per commit.
+// the bytes each writes per commit. All five are measured in rounds
+// (bench_rounds.h), so that they meet the same disk.
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/synchronization/notification.h"
 #include "lib/status_macros.h"
 #include "tests/bench/bench_ops.h"
+#include "tests/bench/bench_rounds.h"
 #include "tests/bench/bench_sections.h"
 #include "tests/bench/sqlite_outbox.h"
 
 namespace outbox::bench {
 namespace {
 
-// Throughput and latency of `total` operations over `producers` threads,
-// started together. `make(p)` makes producer p's operation (its own
-// connection, say) before the clock starts; the operation gets its index i,
-// 0 <= i < total / producers.
-struct Throughput {
-  double per_second = 0;
-  Latencies latencies;
-};
-using ProducerOp = std::function<absl::Status(int64_t i)>;
+constexpr int kRounds = 10;
 
-absl::StatusOr<Throughput> RunProducers(
-    int producers, int total,
-    const std::function<absl::StatusOr<ProducerOp>(int producer)>& make) {
-  std::vector<ProducerOp> ops;
-  for (int p = 0; p < producers; ++p) {
-    OUTBOX_ASSIGN_OR_RETURN(ProducerOp op, make(p));
-    ops.push_back(std::move(op));
-  }
-  const int per_producer = total / producers;
-  std::vector<Latencies> latencies(producers);
-  std::vector<absl::Status> errors(producers);
-  absl::Notification start;
-  std::vector<std::thread> threads;
-  for (int p = 0; p < producers; ++p) {
-    threads.emplace_back([&, p] {
-      start.WaitForNotification();
-      for (int64_t i = 0; i < per_producer && errors[p].ok(); ++i) {
-        Stopwatch op;
-        errors[p] = ops[p](i);
-        latencies[p].Add(op.Elapsed());
-      }
-    });
-  }
-  Stopwatch wall;
-  start.Notify();
-  for (std::thread& t : threads) t.join();
-  const absl::Duration elapsed = wall.Elapsed();
-  Throughput result;
-  for (int p = 0; p < producers; ++p) {
-    OUTBOX_RETURN_IF_ERROR(errors[p]);
-    result.latencies.Merge(latencies[p]);
-  }
-  result.per_second = per_producer * producers / absl::ToDoubleSeconds(elapsed);
-  return result;
-}
-
-// What a commit row measured.
-struct CommitFigures {
-  Throughput throughput;
-  double written_per_commit = 0;  // /proc/self/io write_bytes
-  double log_per_commit = 0;      // RocksDB WAL or SQLite -wal file growth
-  double flush_per_commit = 0;    // the later flush/checkpoint of that data
-};
-
-// Bytes in the write-ahead logs under `dir`: RocksDB's *.log files, or
-// SQLite's <db>-wal.
+// Bytes in RocksDB's write-ahead logs (*.log) under `dir`.
 int64_t LogBytes(const std::string& dir) {
   int64_t bytes = 0;
   std::error_code ignored;
   for (const auto& file : std::filesystem::directory_iterator(dir, ignored)) {
     const std::string name = file.path().filename().string();
-    if (absl::EndsWith(name, ".log") || absl::EndsWith(name, "-wal")) {
+    if (absl::EndsWith(name, ".log")) {
       bytes += static_cast<int64_t>(file.file_size(ignored));
     }
   }
   return bytes;
 }
 
-// `bytes` appended with write() and made durable with fdatasync(): what a
-// synced commit of that size cannot beat on this disk.
-absl::StatusOr<Throughput> MeasureFdatasync(const std::string& path,
-                                            size_t bytes, int total) {
-  const int fd =
-      open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return absl::UnavailableError(std::strerror(errno));
-  const std::string block(bytes, 'w');
-  absl::StatusOr<Throughput> result =
-      RunProducers(1, total, [&](int) -> absl::StatusOr<ProducerOp> {
-        return [&](int64_t) {
-          if (write(fd, block.data(), block.size()) !=
-                  static_cast<ssize_t>(block.size()) ||
-              fdatasync(fd) != 0) {
-            return absl::UnavailableError(std::strerror(errno));
-          }
-          return absl::OkStatus();
-        };
-      });
-  close(fd);
-  return result;
+// What one Commit adds to RocksDB's WAL, from a scratch store.
+absl::StatusOr<size_t> WalBytesPerCommit(const std::string& path) {
+  constexpr int kSample = 1000;
+  OUTBOX_RETURN_IF_ERROR(FillStore(path, kSample));
+  return static_cast<size_t>(LogBytes(path) / kSample);
 }
 
-absl::StatusOr<CommitFigures> MeasureStoreCommits(const std::string& path,
-                                                  int producers, int total) {
-  OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Store> store,
-                          OpenBenchStore(path, /*sync=*/true));
-  CommitFigures f;
-  const int64_t before = WriteBytes();
-  OUTBOX_ASSIGN_OR_RETURN(
-      f.throughput,
-      RunProducers(producers, total, [&](int p) -> absl::StatusOr<ProducerOp> {
-        return [&store, p](int64_t i) { return CommitSale(*store, p, i); };
-      }));
-  const int64_t after = WriteBytes();
-  OUTBOX_RETURN_IF_ERROR(
-      ExpectPending(*store, total / producers * producers, "commit row"));
-  f.written_per_commit = static_cast<double>(after - before) / total;
-  f.log_per_commit = static_cast<double>(LogBytes(path)) / total;
-  // RocksDB keeps these commits in its memtable; the open after a close
-  // replays the log and writes them to a table file, the flush that a
-  // longer run would have paid anyway.
-  OUTBOX_RETURN_IF_ERROR(store->Close());
-  store.reset();
-  OUTBOX_ASSIGN_OR_RETURN(store, OpenBenchStore(path, /*sync=*/true));
-  f.flush_per_commit = static_cast<double>(WriteBytes() - after) / total;
-  OUTBOX_RETURN_IF_ERROR(store->Close());
-  return f;
+// Subjects: slices of `producers` threads running `op(p, i)`.
+template <typename Op>
+Subject ProducerSubject(int producers, Op op) {
+  return Subject([producers, op](int64_t first, int count) {
+    return RunProducers(producers, first, count,
+                        [op](int p) -> absl::StatusOr<ProducerOp> {
+                          return [op, p](int64_t i) { return op(p, i); };
+                        });
+  });
 }
 
-absl::StatusOr<CommitFigures> MeasureSqliteCommits(const std::string& dir,
-                                                   int threads, int total) {
+absl::StatusOr<std::vector<std::unique_ptr<SqliteOutbox>>> OpenConnections(
+    const std::string& dir, int n) {
   std::filesystem::create_directories(dir);
-  const std::string path = dir + "/outbox.sqlite3";
-  // Creates the schema before the producers' connections race to.
-  OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<SqliteOutbox> first,
-                          SqliteOutbox::Open(path));
   std::vector<std::unique_ptr<SqliteOutbox>> connections;
-  connections.push_back(std::move(first));
-  for (int t = 1; t < threads; ++t) {
+  for (int i = 0; i < n; ++i) {  // the first creates the schema
     OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<SqliteOutbox> c,
-                            SqliteOutbox::Open(path));
+                            SqliteOutbox::Open(dir + "/outbox.sqlite3"));
     connections.push_back(std::move(c));
   }
-  CommitFigures f;
-  const int64_t before = WriteBytes();
-  OUTBOX_ASSIGN_OR_RETURN(
-      f.throughput,
-      RunProducers(threads, total, [&](int p) -> absl::StatusOr<ProducerOp> {
-        SqliteOutbox* db = connections[p].get();
-        return [db, p](int64_t i) { return db->CommitOrder(p, i); };
-      }));
-  const int64_t after = WriteBytes();
-  f.written_per_commit = static_cast<double>(after - before) / total;
-  f.log_per_commit = static_cast<double>(LogBytes(dir)) / total;
-  // The last connection to close checkpoints the WAL into the database.
-  connections.clear();
-  f.flush_per_commit = static_cast<double>(WriteBytes() - after) / total;
-  return f;
+  return connections;
 }
 
 std::string LatencyDetail(Throughput& t) {
@@ -184,18 +74,25 @@ std::string LatencyDetail(Throughput& t) {
                          FormatFigure(t.latencies.Percentile(99)));
 }
 
-std::string BytesDetail(const CommitFigures& f) {
-  return absl::StrCat(FormatFigure(f.log_per_commit), " B to the WAL; +",
-                      FormatFigure(f.flush_per_commit),
-                      " B at flush/checkpoint");
+void AddRateRow(const std::string& key, const std::string& label, Subject& s,
+                std::vector<Ratio> ratios, Table* table) {
+  table->AddFigure(key + ".p50", label + " p50",
+                   s.total.latencies.Percentile(50));
+  table->AddFigure(key + ".p99", label + " p99",
+                   s.total.latencies.Percentile(99));
+  table->Add(Row{key, label, s.total.per_second(), "/s", LatencyDetail(s.total),
+                 std::move(ratios)});
 }
 
-void AddCommitRow(const std::string& key, const std::string& label,
-                  CommitFigures& f, std::vector<Ratio> ratios, Table* table) {
-  table->AddFigure(key + ".p99", label + " p99",
-                   f.throughput.latencies.Percentile(99));
-  table->Add(Row{key, label, f.throughput.per_second, "/s",
-                 LatencyDetail(f.throughput), std::move(ratios)});
+void AddBytesRow(const std::string& key, const std::string& label,
+                 const Subject& s, const std::string& detail,
+                 std::vector<Ratio> ratios, Table* table) {
+  table->Add(Row{key, label, static_cast<double>(s.written) / s.total.ops, "B",
+                 detail, std::move(ratios)});
+}
+
+std::string PerCommit(int64_t bytes, const Subject& s) {
+  return FormatFigure(static_cast<double>(bytes) / s.total.ops);
 }
 
 }  // namespace
@@ -204,54 +101,74 @@ absl::Status RunCommitRows(const Scale& scale, const std::string& dir,
                            Table* table) {
   const int n = scale.commits, threads = scale.producers;
   const std::string many = absl::StrCat(threads);
-  OUTBOX_ASSIGN_OR_RETURN(CommitFigures one,
-                          MeasureStoreCommits(dir + "/commit-1", 1, n));
-  OUTBOX_ASSIGN_OR_RETURN(
-      CommitFigures several,
-      MeasureStoreCommits(dir + "/commit-" + many, threads, n));
-  OUTBOX_ASSIGN_OR_RETURN(CommitFigures sqlite_one,
-                          MeasureSqliteCommits(dir + "/sqlite-1", 1, n));
-  OUTBOX_ASSIGN_OR_RETURN(
-      CommitFigures sqlite_several,
-      MeasureSqliteCommits(dir + "/sqlite-" + many, threads, n));
-  // The limit writes as many bytes per sync as one commit adds to the WAL.
-  const size_t commit_bytes = static_cast<size_t>(one.log_per_commit);
-  OUTBOX_ASSIGN_OR_RETURN(
-      Throughput limit,
-      MeasureFdatasync(dir + "/fdatasync.dat", commit_bytes, n));
+  OUTBOX_ASSIGN_OR_RETURN(size_t commit_bytes,
+                          WalBytesPerCommit(dir + "/wal-sample"));
+  OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<AppendFile> file,
+                          AppendFile::Open(dir + "/limit.dat", commit_bytes));
+  const std::string one_path = dir + "/commit-1", many_path = dir + "/commit-n";
+  OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Store> one_store,
+                          OpenBenchStore(one_path, /*sync=*/true));
+  OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Store> many_store,
+                          OpenBenchStore(many_path, /*sync=*/true));
+  OUTBOX_ASSIGN_OR_RETURN(auto one_db, OpenConnections(dir + "/sqlite-1", 1));
+  OUTBOX_ASSIGN_OR_RETURN(auto many_db,
+                          OpenConnections(dir + "/sqlite-n", threads));
 
-  table->AddFigure("limit.p50", "limit p50", limit.latencies.Percentile(50));
-  table->Add(Row{"limit",
-                 absl::StrCat("write + fdatasync of ", commit_bytes,
-                              " B appended (one commit's WAL bytes): limit"),
-                 limit.per_second,
-                 "/s",
-                 LatencyDetail(limit),
-                 {}});
-  AddCommitRow("commit.1", "Commit, 1 producer", one,
-               {Vs("limit"), Vs("sqlite.1")}, table);
-  AddCommitRow("commit.n", absl::StrCat("Commit, ", many, " producers"),
-               several,
-               {Vs("limit"), Vs("sqlite.n"), Vs("commit.1"),
-                Ratio{"commit.n.p99", "limit.p50"}},
-               table);
-  AddCommitRow("sqlite.1", "SQLite outbox commit, 1 thread", sqlite_one,
-               {Vs("limit")}, table);
-  AddCommitRow("sqlite.n",
-               absl::StrCat("SQLite outbox commit, ", many, " threads"),
-               sqlite_several, {Vs("limit"), Vs("sqlite.1")}, table);
-  table->Add(Row{"bytes.commit",
-                 "bytes written per commit, Commit 1 producer",
-                 one.written_per_commit,
-                 "B",
-                 BytesDetail(one),
-                 {Vs("bytes.sqlite_commit")}});
-  table->Add(Row{"bytes.sqlite_commit",
-                 "bytes written per commit, SQLite 1 thread",
-                 sqlite_one.written_per_commit,
-                 "B",
-                 BytesDetail(sqlite_one),
-                 {}});
+  AppendFile* f = file.get();
+  Store *s1 = one_store.get(), *sn = many_store.get();
+  Subject limit =
+      ProducerSubject(1, [f](int, int64_t) { return f->AppendAndSync(); });
+  Subject one = ProducerSubject(
+      1, [s1](int p, int64_t i) { return CommitSale(*s1, p, i); });
+  Subject several = ProducerSubject(
+      threads, [sn](int p, int64_t i) { return CommitSale(*sn, p, i); });
+  auto* dbs1 = &one_db;
+  auto* dbsn = &many_db;
+  Subject sqlite_one = ProducerSubject(
+      1, [dbs1](int p, int64_t i) { return (*dbs1)[p]->CommitOrder(p, i); });
+  Subject sqlite_several = ProducerSubject(threads, [dbsn](int p, int64_t i) {
+    return (*dbsn)[p]->CommitOrder(p, i);
+  });
+  OUTBOX_RETURN_IF_ERROR(RunRounds(
+      kRounds, n, {&limit, &one, &several, &sqlite_one, &sqlite_several}));
+
+  OUTBOX_RETURN_IF_ERROR(
+      ExpectPending(*one_store, one.total.ops, "commit row, 1 producer"));
+  OUTBOX_RETURN_IF_ERROR(
+      ExpectPending(*many_store, several.total.ops, "commit row, N producers"));
+  const int64_t one_log = LogBytes(one_path);  // RocksDB never recycles it
+  OUTBOX_ASSIGN_OR_RETURN(int64_t one_flush,
+                          FlushBytes(std::move(one_store), one_path));
+  OUTBOX_RETURN_IF_ERROR(FlushBytes(std::move(many_store), many_path).status());
+  const int64_t before_checkpoint = WriteBytes();
+  one_db.clear();  // closing the last connection checkpoints the WAL
+  const int64_t sqlite_flush = WriteBytes() - before_checkpoint;
+
+  AddRateRow("limit",
+             absl::StrCat("fdatasync limit (", commit_bytes,
+                          " B appended + fdatasync, as one commit's WAL)"),
+             limit, {}, table);
+  AddRateRow("commit.1", "Commit, 1 producer", one,
+             {Vs("limit"), Vs("sqlite.1")}, table);
+  AddRateRow("commit.n", absl::StrCat("Commit, ", many, " producers"), several,
+             {Vs("limit"), Vs("sqlite.n"), Vs("commit.1"),
+              Ratio{"commit.n.p99", "limit.p50"}},
+             table);
+  AddRateRow("sqlite.1", "SQLite outbox commit, 1 thread", sqlite_one,
+             {Vs("limit")}, table);
+  AddRateRow("sqlite.n",
+             absl::StrCat("SQLite outbox commit, ", many, " threads"),
+             sqlite_several, {Vs("limit"), Vs("sqlite.1")}, table);
+  AddBytesRow(
+      "bytes.commit", "bytes written per commit, Commit 1 producer", one,
+      absl::StrCat(PerCommit(one_log, one), " B to the WAL; +",
+                   PerCommit(one_flush, one), " B at the flush (reopen)"),
+      {Vs("bytes.sqlite_commit")}, table);
+  AddBytesRow("bytes.sqlite_commit",
+              "bytes written per commit, SQLite 1 thread", sqlite_one,
+              absl::StrCat("+", PerCommit(sqlite_flush, sqlite_one),
+                           " B at the checkpoint on close"),
+              {}, table);
   return absl::OkStatus();
 }
 

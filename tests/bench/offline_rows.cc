@@ -100,6 +100,10 @@ void AddRows(const std::string& key, const std::string& label,
                       FormatFigure(f.commit_latency.Percentile(99) / 1000),
                       FormatFigure(f.agent_cpu_while_committing)),
       vs("commit_cpu")});
+  table->Add(Row{key + ".commit_rate",
+                 "offline, " + label + ": commits done, 50/s asked",
+                 f.commits / std::max(f.commit_seconds, 1e-9), "/s",
+                 "paced commits while the agent runs", vs("commit_rate")});
   table->Add(Row{key + ".idle_cpu",
                  "offline, " + label + ": agent CPU per 10 s idle",
                  f.idle_cpu_per_10s, "s",

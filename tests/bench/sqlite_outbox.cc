@@ -136,4 +136,18 @@ absl::StatusOr<bool> SqliteOutbox::AckOldest() {
   return true;
 }
 
+absl::StatusOr<int64_t> SqliteOutbox::CountUnsent() {
+  sqlite3_stmt* count = nullptr;
+  if (sqlite3_prepare_v2(db_,
+                         "SELECT count(*) FROM outbox WHERE sent_at IS NULL",
+                         -1, &count, nullptr) != SQLITE_OK) {
+    return Error("counting unsent rows");
+  }
+  const bool ok = sqlite3_step(count) == SQLITE_ROW;
+  const int64_t unsent = ok ? sqlite3_column_int64(count, 0) : -1;
+  sqlite3_finalize(count);
+  if (!ok) return Error("counting unsent rows");
+  return unsent;
+}
+
 }  // namespace outbox::bench

@@ -43,6 +43,9 @@ class SqliteOutbox {
   // UPDATE its sent_at (its own transaction). False if nothing was unsent.
   absl::StatusOr<bool> AckOldest();
 
+  // How many outbox rows are unsent (sent_at IS NULL).
+  absl::StatusOr<int64_t> CountUnsent();
+
  private:
   explicit SqliteOutbox(sqlite3* db) : db_(db) {}
   absl::Status Prepare();
