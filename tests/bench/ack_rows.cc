@@ -23,7 +23,7 @@
 namespace outbox::bench {
 namespace {
 
-constexpr int kRounds = 10;
+constexpr int kRounds = 50;
 // Events taken per NextDue: the agent's default max_in_flight.
 constexpr size_t kTakeLimit = 8;
 

@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <utility>
@@ -41,16 +42,20 @@ std::string BenchSink::url() const {
   return absl::StrCat("http://127.0.0.1:", process_->port(), "/hook");
 }
 
-absl::Status BenchSink::CheckLogged(int requests) const {
+absl::Status BenchSink::CheckLogged(const std::string& id_prefix,
+                                    int requests) const {
   const std::vector<std::string> lines = sink::ReadLines(log_);
-  int valid = 0;
+  int valid = 0, prefixed = 0;
   for (const std::string& line : lines) {
     if (sink::JsonField(line, "signature_valid") == "true") ++valid;
+    const std::string id = sink::JsonStringValue(sink::JsonField(line, "id"));
+    if (absl::StartsWith(id, id_prefix)) ++prefixed;
   }
-  if (static_cast<int>(lines.size()) != requests || valid != requests) {
+  if (valid != static_cast<int>(lines.size()) || prefixed != requests) {
     return absl::InternalError(
         absl::StrCat("outbox-sink logged ", lines.size(), " requests, ", valid,
-                     " with a valid signature; ", requests, " were sent"));
+                     " with a valid signature, ", prefixed,
+                     " from the load generator; ", requests, " were sent"));
   }
   return absl::OkStatus();
 }
@@ -67,33 +72,58 @@ std::string AgentConfig(const std::string& url, const std::string& secrets_file,
                       "agent { max_in_flight: ", max_in_flight, " }\n");
 }
 
-absl::StatusOr<DrainFigures> DrainWithAgent(Store& store,
-                                            const std::string& config,
-                                            int events) {
+absl::StatusOr<std::unique_ptr<SteppedAgent>> SteppedAgent::Create(
+    Store* store, const std::string& config, int64_t events) {
   AgentOptions options;
   options.config_text = config;
   options.watch_network = false;  // loopback only; netlink is noise here
   OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent,
-                          Agent::Create(&store, std::move(options)));
+                          Agent::Create(store, std::move(options)));
+  return std::unique_ptr<SteppedAgent>(
+      new SteppedAgent(std::move(agent), events));
+}
+
+absl::StatusOr<Throughput> SteppedAgent::Deliver(int count) {
+  const uint64_t before = delivered();
+  const uint64_t target =
+      std::min<uint64_t>(before + count, static_cast<uint64_t>(events_));
   StartCountingSkips();
   const absl::Duration cpu = ThreadCpu();
   const int64_t written = WriteBytes();
-  Stopwatch wall;
-  absl::StatusOr<uint64_t> left = agent->Drain();
-  const absl::Duration elapsed = wall.Elapsed();
-  if (!left.ok()) return left.status();
-  DrainFigures f;
-  f.skipped = CountedSkips();
-  f.per_second = events / absl::ToDoubleSeconds(elapsed);
-  f.cpu_us_per_event = absl::ToDoubleMicroseconds(ThreadCpu() - cpu) / events;
-  f.written_per_event = static_cast<double>(WriteBytes() - written) / events;
-  const AgentStats stats = agent->stats();
-  if (stats.delivered != static_cast<uint64_t>(events)) {
-    return absl::InternalError(absl::StrCat(
-        "drain delivered ", stats.delivered, " of ", events, " events (",
-        stats.requests, " requests, ", *left, " left pending)"));
+  Stopwatch wall, progress;
+  for (uint64_t seen = before; delivered() < target;) {
+    OUTBOX_RETURN_IF_ERROR(
+        agent_->RunOnce(absl::Now() + absl::Milliseconds(100)));
+    if (delivered() != seen) {
+      seen = delivered();
+      progress = Stopwatch();
+    } else if (progress.Elapsed() > absl::Minutes(1)) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "the agent delivered nothing for a minute (", seen, " of ", events_,
+          ", ", agent_->stats().requests, " requests)"));
+    }
   }
-  return f;
+  Throughput t;
+  t.elapsed = wall.Elapsed();
+  t.ops = static_cast<int64_t>(delivered() - before);
+  cpu_ += ThreadCpu() - cpu;
+  written_ += WriteBytes() - written;
+  const Skipped skipped = CountedSkips();
+  skipped_.tombstones += skipped.tombstones;
+  skipped_.keys += skipped.keys;
+  return t;
+}
+
+double SteppedAgent::cpu_us_per_event() const {
+  return absl::ToDoubleMicroseconds(cpu_) / std::max<uint64_t>(delivered(), 1);
+}
+
+double SteppedAgent::written_per_event() const {
+  return static_cast<double>(written_) / std::max<uint64_t>(delivered(), 1);
+}
+
+Subject DeliverySubject(SteppedAgent* agent) {
+  return Subject([agent](int64_t, int count) { return agent->Deliver(count); });
 }
 
 absl::StatusOr<std::unique_ptr<BackgroundAgent>> BackgroundAgent::Start(

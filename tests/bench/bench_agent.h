@@ -20,6 +20,7 @@
 #include "outbox/agent.h"
 #include "outbox/store.h"
 #include "tests/bench/bench_ops.h"
+#include "tests/bench/bench_rounds.h"
 #include "tests/testing/sink_process.h"
 
 namespace outbox::bench {
@@ -38,10 +39,10 @@ class BenchSink {
 
   std::string url() const;
   const std::string& secrets_file() const { return secrets_file_; }
-  // Errors unless the log holds exactly `requests` lines, each with a
-  // valid signature: the load generator's requests are what the agent's
-  // would be.
-  absl::Status CheckLogged(int requests) const;
+  // Errors unless every line of the log has a valid signature and exactly
+  // `requests` of them have ids starting with `id_prefix`: the load
+  // generator's requests are what the agent's would be.
+  absl::Status CheckLogged(const std::string& id_prefix, int requests) const;
 
  private:
   BenchSink() = default;
@@ -55,19 +56,40 @@ class BenchSink {
 std::string AgentConfig(const std::string& url, const std::string& secrets_file,
                         int max_in_flight);
 
-struct DrainFigures {
-  double per_second = 0;
-  double cpu_us_per_event = 0;   // the agent's thread, this one
-  double written_per_event = 0;  // /proc/self/io write_bytes
-  Skipped skipped;               // by RocksDB on the agent's thread
+// An agent driven by RunOnce() on the calling thread (as a firmware main
+// loop drives it), a slice of deliveries at a time, so that agents can be
+// measured side by side in rounds (bench_rounds.h). REQUIRES: External
+// synchronization.
+class SteppedAgent {
+ public:
+  // An agent for `store` (borrowed; must outlive it) with `config`, to
+  // deliver the `events` events the store holds.
+  static absl::StatusOr<std::unique_ptr<SteppedAgent>> Create(
+      Store* store, const std::string& config, int64_t events);
+
+  // Runs the agent until `count` more events are delivered (or all are).
+  // Errors: the agent's, or kDeadlineExceeded after a minute without one.
+  absl::StatusOr<Throughput> Deliver(int count);
+
+  // Totals over every Deliver() so far.
+  uint64_t delivered() const { return agent_->stats().delivered; }
+  double cpu_us_per_event() const;   // this thread's CPU in Deliver()
+  double written_per_event() const;  // /proc/self/io write_bytes
+  const Skipped& skipped() const { return skipped_; }  // by RocksDB
+
+ private:
+  SteppedAgent(std::unique_ptr<Agent> agent, int64_t events)
+      : agent_(std::move(agent)), events_(events) {}
+
+  std::unique_ptr<Agent> agent_;
+  const int64_t events_;
+  absl::Duration cpu_ = absl::ZeroDuration();
+  int64_t written_ = 0;
+  Skipped skipped_;
 };
 
-// Creates an agent for `store` with `config` and runs Drain() on the
-// calling thread. Errors: the agent's, or kInternal unless exactly `events`
-// were delivered.
-absl::StatusOr<DrainFigures> DrainWithAgent(Store& store,
-                                            const std::string& config,
-                                            int events);
+// A Subject (bench_rounds.h) whose slices are agent->Deliver(count).
+Subject DeliverySubject(SteppedAgent* agent);
 
 // An agent in Run() on a thread of its own, watched from outside.
 // REQUIRES: External synchronization.

@@ -106,6 +106,9 @@ absl::StatusOr<std::unique_ptr<AppendFile>> AppendFile::Open(
     return absl::UnavailableError(
         absl::StrCat("cannot create ", path, ": ", std::strerror(errno)));
   }
+  // Space reserved ahead, as RocksDB reserves its WAL's: appends then change
+  // the file's size but allocate no blocks.
+  fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, off_t{64} << 20);
   return std::unique_ptr<AppendFile>(new AppendFile(fd, bytes));
 }
 

@@ -48,6 +48,7 @@ absl::StatusOr<Throughput> RunProducers(
 struct Subject {
   using Slice =
       std::function<absl::StatusOr<Throughput>(int64_t first, int count)>;
+  Subject() = default;
   explicit Subject(Slice s) : slice(std::move(s)) {}
 
   Slice slice;

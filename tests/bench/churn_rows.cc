@@ -6,7 +6,8 @@
 // N deliveries, and one event stuck at the head (waiting for its retry)
 // while N later ones were delivered in a shuffled order. The reads are timed
 // in the churning process and again after reopening: by then a flush and
-// compactions may have dropped the tombstones.
+// compactions may have dropped the tombstones. The three drains run in
+// rounds (bench_rounds.h), so that they meet the same disk.
 
 #include <algorithm>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "lib/status_macros.h"
 #include "tests/bench/bench_agent.h"
 #include "tests/bench/bench_ops.h"
+#include "tests/bench/bench_rounds.h"
 #include "tests/bench/bench_sections.h"
 
 namespace outbox::bench {
@@ -28,12 +30,13 @@ constexpr int kRound = 10000;   // sales committed, then delivered, per round
 constexpr size_t kTake = 1000;  // events taken per NextDue while churning
 constexpr int kNextDueCalls = 1000;
 constexpr int kListCalls = 5;
+constexpr int kRounds = 10;  // of the drains
 
 struct Shape {
-  std::string key;    // "fresh", "empty", "stuck"
-  std::string label;  // for the table
-  int64_t churned;    // events committed and delivered
-  bool stuck_head;
+  std::string key;      // "fresh", "empty", "stuck"
+  std::string label;    // for the table
+  int64_t churned = 0;  // events committed and delivered
+  bool stuck_head = false;
 };
 
 // One event at the head of the queue, due again only in a day: the head of
@@ -119,41 +122,46 @@ absl::StatusOr<Reads> BuildShape(const std::string& path, const Shape& shape) {
   return hot;
 }
 
-struct ShapeFigures {
+// One shape's store from its build to its drain.
+struct ShapeRun {
+  Shape shape;
   Reads hot;  // in the churning process, before any reopen
   Timed first_open, open;
   Reads reopened;
-  DrainFigures drain;
+  std::unique_ptr<Store> store;
+  std::unique_ptr<SteppedAgent> agent;
+  Subject drain;
 };
 
-// Opens the store twice (the first open after the churn also replays its
-// log; the second is what every later restart costs), times the reads
-// again, then drains `drain_events` new events into `sink`.
-absl::StatusOr<ShapeFigures> MeasureShape(const std::string& path,
-                                          const BenchSink& sink,
-                                          int drain_events) {
-  std::unique_ptr<Store> store;
+// Builds the shape, opens its store twice (the first open after the churn
+// also replays its log; the second is what every later restart costs),
+// times the reads again, commits `drain_events` new events and readies an
+// agent to deliver them into `sink`.
+absl::Status PrepareShape(const std::string& path, const BenchSink& sink,
+                          int drain_events, ShapeRun* run) {
+  OUTBOX_ASSIGN_OR_RETURN(run->hot, BuildShape(path, run->shape));
   auto open = [&]() -> absl::Status {
-    OUTBOX_ASSIGN_OR_RETURN(store, OpenBenchStore(path, /*sync=*/true));
+    OUTBOX_ASSIGN_OR_RETURN(run->store, OpenBenchStore(path, /*sync=*/true));
     return absl::OkStatus();
   };
   const absl::Duration ms = absl::Milliseconds(1);
-  ShapeFigures f;
-  OUTBOX_ASSIGN_OR_RETURN(f.first_open, TimeCalls(1, ms, open));
-  OUTBOX_RETURN_IF_ERROR(store->Close());
-  OUTBOX_ASSIGN_OR_RETURN(f.open, TimeCalls(1, ms, open));
-  OUTBOX_ASSIGN_OR_RETURN(f.reopened, TimeReads(*store));
-  OUTBOX_RETURN_IF_ERROR(CommitSales(*store, /*producer=*/3, 0, drain_events));
+  OUTBOX_ASSIGN_OR_RETURN(run->first_open, TimeCalls(1, ms, open));
+  OUTBOX_RETURN_IF_ERROR(run->store->Close());
+  OUTBOX_ASSIGN_OR_RETURN(run->open, TimeCalls(1, ms, open));
+  OUTBOX_ASSIGN_OR_RETURN(run->reopened, TimeReads(*run->store));
+  OUTBOX_RETURN_IF_ERROR(
+      CommitSales(*run->store, /*producer=*/3, 0, drain_events));
   OUTBOX_ASSIGN_OR_RETURN(
-      f.drain,
-      DrainWithAgent(*store, AgentConfig(sink.url(), sink.secrets_file(), 16),
-                     drain_events));
-  OUTBOX_RETURN_IF_ERROR(store->Close());
-  return f;
+      run->agent,
+      SteppedAgent::Create(run->store.get(),
+                           AgentConfig(sink.url(), sink.secrets_file(), 16),
+                           drain_events));
+  run->drain = DeliverySubject(run->agent.get());
+  return absl::OkStatus();
 }
 
-void AddShapeRows(const Shape& shape, const ShapeFigures& f, int drain_events,
-                  Table* table) {
+void AddShapeRows(ShapeRun& f, int drain_events, Table* table) {
+  const Shape& shape = f.shape;
   const std::string key = "churn." + shape.key;
   auto vs_fresh = [&](const char* what) -> std::vector<Ratio> {
     if (shape.churned == 0) return {};
@@ -181,9 +189,9 @@ void AddShapeRows(const Shape& shape, const ShapeFigures& f, int drain_events,
       Row{key + ".drain",
           absl::StrCat("drain ", drain_events,
                        " new events (16 in flight): ", shape.label),
-          f.drain.per_second, "/s",
-          absl::StrCat(SkipDetail(f.drain.skipped), " in all; agent CPU ",
-                       FormatFigure(f.drain.cpu_us_per_event), " us/event"),
+          f.drain.total.per_second(), "/s",
+          absl::StrCat(SkipDetail(f.agent->skipped()), " in all; agent CPU ",
+                       FormatFigure(f.agent->cpu_us_per_event()), " us/event"),
           vs_fresh("drain")});
 }
 
@@ -201,13 +209,21 @@ absl::Status RunChurnRows(const Scale& scale, const std::string& dir,
       {"stuck", "1 stuck head + " + n + " delivered out of order", scale.events,
        true},
   };
-  for (const Shape& shape : shapes) {
-    const std::string path = section + "/" + shape.key;
-    OUTBOX_ASSIGN_OR_RETURN(Reads hot, BuildShape(path, shape));
-    OUTBOX_ASSIGN_OR_RETURN(ShapeFigures f,
-                            MeasureShape(path, *sink, scale.drain_events));
-    f.hot = hot;
-    AddShapeRows(shape, f, scale.drain_events, table);
+  std::vector<ShapeRun> runs(std::size(shapes));
+  std::vector<Subject*> drains;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i].shape = shapes[i];
+    OUTBOX_RETURN_IF_ERROR(PrepareShape(section + "/" + shapes[i].key, *sink,
+                                        scale.drain_events, &runs[i]));
+    drains.push_back(&runs[i].drain);
+  }
+  OUTBOX_RETURN_IF_ERROR(RunRounds(kRounds, scale.drain_events, drains));
+  for (ShapeRun& run : runs) {
+    const uint64_t left = (run.shape.stuck_head ? 1 : 0) + scale.drain_events -
+                          run.drain.total.ops;
+    OUTBOX_RETURN_IF_ERROR(
+        ExpectPending(*run.store, left, "churn drain " + run.shape.key));
+    AddShapeRows(run, scale.drain_events, table);
   }
   return absl::OkStatus();
 }

@@ -23,7 +23,7 @@
 namespace outbox::bench {
 namespace {
 
-constexpr int kRounds = 10;
+constexpr int kRounds = 50;
 
 // Bytes in RocksDB's write-ahead logs (*.log) under `dir`.
 int64_t LogBytes(const std::string& dir) {

@@ -112,14 +112,14 @@ class Sender {
 
 }  // namespace
 
-absl::StatusOr<LoadFigures> LoadSink(const std::string& url,
-                                     const std::string& secret, int total,
-                                     int in_flight,
-                                     const std::string& id_prefix) {
+absl::StatusOr<Throughput> LoadSink(const std::string& url,
+                                    const std::string& secret, int total,
+                                    int in_flight,
+                                    const std::string& id_prefix) {
   absl::StatusOr<WebhookSecret> key = ParseWebhookSecret(secret);
   if (!key.ok()) return key.status();
   std::vector<Prepared> requests = Prepare(*key, total, id_prefix);
-  LoadFigures figures;
+  Throughput figures;
   int next = 0, done = 0, failed = 0;
   {
     Sender sender(url, in_flight);
@@ -135,7 +135,8 @@ absl::StatusOr<LoadFigures> LoadSink(const std::string& url,
         if (next < total) sender.Start(slot, requests[next++]);
       });
     }
-    figures.per_second = total / absl::ToDoubleSeconds(wall.Elapsed());
+    figures.ops = total;
+    figures.elapsed = wall.Elapsed();
   }
   for (Prepared& r : requests) curl_slist_free_all(r.headers);
   if (failed > 0) {

@@ -12,22 +12,18 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "tests/bench/bench_env.h"
+#include "tests/bench/bench_rounds.h"
 
 namespace outbox::bench {
 
-struct LoadFigures {
-  double per_second = 0;
-  Latencies latencies;  // each request, sent to answered
-};
-
 // POSTs `total` requests to `url`, `in_flight` at a time, with ids
-// "<id_prefix>-<i>" signed by `secret` ("whsec_..."). Errors: kUnavailable
-// for a transfer that failed or an answer that was not 2xx.
-absl::StatusOr<LoadFigures> LoadSink(const std::string& url,
-                                     const std::string& secret, int total,
-                                     int in_flight,
-                                     const std::string& id_prefix);
+// "<id_prefix>-<i>" signed by `secret` ("whsec_..."); latencies run from
+// sent to answered. Errors: kUnavailable for a transfer that failed or an
+// answer that was not 2xx.
+absl::StatusOr<Throughput> LoadSink(const std::string& url,
+                                    const std::string& secret, int total,
+                                    int in_flight,
+                                    const std::string& id_prefix);
 
 }  // namespace outbox::bench
 
