@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev
   libcpp-httplib-dev      # outbox-sink test receiver
   nlohmann-json3-dev      # JSON in outboxctl and outbox-sink (header-only)
+  libsqlite3-dev          # the SQLite baseline of tests/bench/outbox_bench
   openssl                 # test certificates
   file                    # CI checks that the aarch64 agent is static
   clang libclang-rt-14-dev  # libFuzzer + ASan/UBSan runtimes (tests/fuzz)

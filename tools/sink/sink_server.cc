@@ -3,8 +3,12 @@
 #include "tools/sink/sink_server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -38,6 +42,42 @@ IncomingRequest FromHttp(const httplib::Request& req,
   return in;
 }
 
+// Clients that keep many connections alive at once (the agent with 16 in
+// flight, a load generator) must not wait on the receiver. Returns where
+// the listening socket will be recorded, for RaiseBacklog.
+std::shared_ptr<int> ServeManyClients(httplib::Server* server) {
+  // Answer at once: with Nagle's algorithm on, a small answer written in
+  // two pieces waits for the client's delayed ACK (~40 ms per request).
+  // Accepted sockets inherit TCP_NODELAY from the listening one.
+  server->set_tcp_nodelay(true);
+  // A keep-alive connection holds a worker thread for as long as it stays
+  // open; with fewer workers than open connections (httplib's default is 8)
+  // a request on a waiting connection stalls until a served one has been
+  // idle for its keep-alive timeout (5 s).
+  server->new_task_queue = [] { return new httplib::ThreadPool(64); };
+  // httplib's default closes a connection after 5 requests, so a client
+  // reconnects (a handshake through the backlog below) every 5 requests.
+  server->set_keep_alive_max_count(100000);
+  auto listen_fd = std::make_shared<int>(-1);
+  server->set_socket_options([listen_fd](socket_t sock) {
+    httplib::default_socket_options(sock);
+    *listen_fd = sock;
+  });
+  return listen_fd;
+}
+
+// httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled
+// into Debian's library): 16 connections opened at once overflow it, and
+// each dropped SYN costs the client a 1 s retransmission. Linux lets a
+// second listen() on a listening socket change its backlog.
+absl::Status RaiseBacklog(int listen_fd) {
+  if (listen_fd < 0 || ::listen(listen_fd, SOMAXCONN) != 0) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot raise the listen backlog: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 SinkServer::SinkServer(std::unique_ptr<httplib::Server> server, int port)
@@ -60,9 +100,7 @@ absl::StatusOr<std::unique_ptr<SinkServer>> SinkServer::Bind(
   } else {
     server = std::make_unique<httplib::Server>();
   }
-  // Answer at once: with Nagle's algorithm on, a small answer written in
-  // two pieces waits for the client's delayed ACK (~40 ms per request).
-  server->set_tcp_nodelay(true);
+  const std::shared_ptr<int> listen_fd = ServeManyClients(server.get());
 
   const std::string type_header = options.faults.type_header;
   const absl::Duration delay = options.faults.delay;
@@ -100,6 +138,8 @@ absl::StatusOr<std::unique_ptr<SinkServer>> SinkServer::Bind(
         "cannot listen on ", options.bind_address, ":", options.port,
         " (port in use, or not an address of this machine)"));
   }
+  absl::Status backlog = RaiseBacklog(*listen_fd);
+  if (!backlog.ok()) return backlog;
   return std::unique_ptr<SinkServer>(new SinkServer(std::move(server), port));
 }
 

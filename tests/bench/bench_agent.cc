@@ -1,0 +1,171 @@
+// Copyright (c) edge-outbox authors.
+
+#include "tests/bench/bench_agent.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "lib/status_macros.h"
+#include "tests/bench/bench_env.h"
+
+namespace outbox::bench {
+
+absl::StatusOr<std::unique_ptr<BenchSink>> BenchSink::Start(
+    const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  std::unique_ptr<BenchSink> sink(new BenchSink);
+  sink->log_ = dir + "/sink.log";
+  sink->secrets_file_ = dir + "/sink.whsec";
+  std::ofstream(sink->secrets_file_) << kSecret << "\n";
+  chmod(sink->secrets_file_.c_str(), 0600);  // the agent insists
+  OUTBOX_ASSIGN_OR_RETURN(
+      sink->process_,
+      sink::SinkProcess::Start(
+          OUTBOX_SINK_BINARY, dir,
+          {"--secret-file", sink->secrets_file_, "--log", sink->log_}));
+  return sink;
+}
+
+BenchSink::~BenchSink() {
+  if (process_ != nullptr) process_->Stop().IgnoreError();
+}
+
+std::string BenchSink::url() const {
+  return absl::StrCat("http://127.0.0.1:", process_->port(), "/hook");
+}
+
+absl::Status BenchSink::CheckLogged(const std::string& id_prefix,
+                                    int requests) const {
+  const std::vector<std::string> lines = sink::ReadLines(log_);
+  int valid = 0, prefixed = 0;
+  for (const std::string& line : lines) {
+    if (sink::JsonField(line, "signature_valid") == "true") ++valid;
+    const std::string id = sink::JsonStringValue(sink::JsonField(line, "id"));
+    if (absl::StartsWith(id, id_prefix)) ++prefixed;
+  }
+  if (valid != static_cast<int>(lines.size()) || prefixed != requests) {
+    return absl::InternalError(
+        absl::StrCat("outbox-sink logged ", lines.size(), " requests, ", valid,
+                     " with a valid signature, ", prefixed,
+                     " from the load generator; ", requests, " were sent"));
+  }
+  return absl::OkStatus();
+}
+
+std::string AgentConfig(const std::string& url, const std::string& secrets_file,
+                        int max_in_flight) {
+  const std::string secrets =
+      secrets_file.empty()
+          ? ""
+          : absl::StrCat("secrets_file: \"", secrets_file, "\"");
+  return absl::StrCat("destinations { name: \"sink\" url: \"", url, "\" ",
+                      secrets, " }\n",
+                      "routes { event_type: \"*\" destination: \"sink\" }\n",
+                      "agent { max_in_flight: ", max_in_flight, " }\n");
+}
+
+absl::StatusOr<std::unique_ptr<SteppedAgent>> SteppedAgent::Create(
+    Store* store, const std::string& config, int64_t events) {
+  AgentOptions options;
+  options.config_text = config;
+  options.watch_network = false;  // loopback only; netlink is noise here
+  OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent,
+                          Agent::Create(store, std::move(options)));
+  return std::unique_ptr<SteppedAgent>(
+      new SteppedAgent(std::move(agent), events));
+}
+
+absl::StatusOr<Throughput> SteppedAgent::Deliver(int count) {
+  const uint64_t before = delivered();
+  const uint64_t target =
+      std::min<uint64_t>(before + count, static_cast<uint64_t>(events_));
+  StartCountingSkips();
+  const absl::Duration cpu = ThreadCpu();
+  const int64_t written = WriteBytes();
+  Stopwatch wall, progress;
+  for (uint64_t seen = before; delivered() < target;) {
+    OUTBOX_RETURN_IF_ERROR(
+        agent_->RunOnce(absl::Now() + absl::Milliseconds(100)));
+    if (delivered() != seen) {
+      seen = delivered();
+      progress = Stopwatch();
+    } else if (progress.Elapsed() > absl::Minutes(1)) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "the agent delivered nothing for a minute (", seen, " of ", events_,
+          ", ", agent_->stats().requests, " requests)"));
+    }
+  }
+  Throughput t;
+  t.elapsed = wall.Elapsed();
+  t.ops = static_cast<int64_t>(delivered() - before);
+  cpu_ += ThreadCpu() - cpu;
+  written_ += WriteBytes() - written;
+  const Skipped skipped = CountedSkips();
+  skipped_.tombstones += skipped.tombstones;
+  skipped_.keys += skipped.keys;
+  return t;
+}
+
+double SteppedAgent::cpu_us_per_event() const {
+  return absl::ToDoubleMicroseconds(cpu_) / std::max<uint64_t>(delivered(), 1);
+}
+
+double SteppedAgent::written_per_event() const {
+  return static_cast<double>(written_) / std::max<uint64_t>(delivered(), 1);
+}
+
+Subject DeliverySubject(SteppedAgent* agent) {
+  return Subject([agent](int64_t, int count) { return agent->Deliver(count); });
+}
+
+absl::StatusOr<std::unique_ptr<BackgroundAgent>> BackgroundAgent::Start(
+    Store* store, const std::string& config) {
+  std::unique_ptr<BackgroundAgent> running(new BackgroundAgent);
+  AgentOptions options;
+  options.config_text = config;
+  options.watch_network = false;  // probes on the timer only, as measured
+  std::atomic<bool>* offline = &running->offline_;
+  options.log = [offline](absl::string_view line) {
+    if (absl::StrContains(line, "unreachable")) offline->store(true);
+  };
+  OUTBOX_ASSIGN_OR_RETURN(running->agent_,
+                          Agent::Create(store, std::move(options)));
+  BackgroundAgent* self = running.get();
+  running->thread_ =
+      std::thread([self] { self->run_status_ = self->agent_->Run(); });
+  running->handle_ = running->thread_.native_handle();
+  return running;
+}
+
+BackgroundAgent::~BackgroundAgent() { Stop().IgnoreError(); }
+
+absl::Duration BackgroundAgent::Cpu() const { return ThreadCpu(handle_); }
+
+absl::Status BackgroundAgent::WaitOffline(absl::Duration timeout) const {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (!offline_.load()) {
+    if (absl::Now() > deadline) {
+      return absl::DeadlineExceededError(
+          "the agent did not find its destination unreachable");
+    }
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BackgroundAgent::Stop() {
+  if (!thread_.joinable()) return run_status_;
+  agent_->Stop();
+  thread_.join();
+  return run_status_;
+}
+
+}  // namespace outbox::bench

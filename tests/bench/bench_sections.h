@@ -1,0 +1,54 @@
+// Copyright (c) edge-outbox authors.
+//
+// The sections of outbox_bench. Each measures its rows into `table`, in
+// directories of its own under `dir` (one directory for the whole run, so
+// every row writes to the same disk), and removes nothing: the run's
+// directory goes at the end. Errors: the first failed operation's status.
+
+#ifndef OUTBOX_TESTS_BENCH_BENCH_SECTIONS_H_
+#define OUTBOX_TESTS_BENCH_BENCH_SECTIONS_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "tests/bench/bench_env.h"
+#include "tests/bench/bench_table.h"
+
+namespace outbox::bench {
+
+// The fdatasync limit, Commit with 1 and N producers, SQLite with 1 and N
+// threads, and the bytes each writes per commit (commit_rows.cc).
+absl::Status RunCommitRows(const Scale& scale, const std::string& dir,
+                           Table* table);
+
+// NextDue + MarkDelivered against SQLite's select + update, and the bytes
+// each writes per acknowledged event (ack_rows.cc).
+absl::Status RunAckRows(const Scale& scale, const std::string& dir,
+                        Table* table);
+
+// The sink's ceiling (load generator) and the agent draining into it
+// (drain_rows.cc).
+absl::Status RunDrainRows(const Scale& scale, const std::string& dir,
+                          Table* table);
+
+// Drain, NextDue, ListPending and open after N events went through the
+// queue, against a fresh store (churn_rows.cc).
+absl::Status RunChurnRows(const Scale& scale, const std::string& dir,
+                          Table* table);
+
+// Commit and agent CPU while the destination is unreachable, with N pending
+// against none (offline_rows.cc).
+absl::Status RunOfflineRows(const Scale& scale, const std::string& dir,
+                            Table* table);
+
+// Open time and resident memory per backlog size, each in a child process
+// (open_rows.cc). `self` is this program, re-run as the child.
+absl::Status RunOpenRows(const Scale& scale, const std::string& dir,
+                         const std::string& self, Table* table);
+// The child's side: `outbox_bench --open-child <path> <default|small>`.
+int RunOpenChild(int argc, char** argv);
+
+}  // namespace outbox::bench
+
+#endif  // OUTBOX_TESTS_BENCH_BENCH_SECTIONS_H_

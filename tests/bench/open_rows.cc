@@ -1,0 +1,133 @@
+// Copyright (c) edge-outbox authors.
+//
+// Open time and resident memory per backlog size: the first open after the
+// store was filled, then a reopen under each memory profile. Each open runs
+// in a child process of its own (this program again, with --open-child), so
+// that no figure carries the parent's heap or another open's. The child's
+// RSS includes this program's own pages: compare with the empty store's.
+// Stores are warm in the page cache: they were just written.
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lib/status_macros.h"
+#include "tests/bench/bench_ops.h"
+#include "tests/bench/bench_sections.h"
+#include "tests/testing/sink_process.h"
+
+namespace outbox::bench {
+namespace {
+
+struct OpenFigures {
+  double open_ms = 0;
+  long peak_kib = 0;   // VmHWM after the open
+  long after_kib = 0;  // VmRSS after the open
+};
+
+const char* ProfileName(Options::MemoryProfile profile) {
+  return profile == Options::MemoryProfile::kSmall ? "small" : "default";
+}
+
+absl::StatusOr<OpenFigures> OpenInChild(const std::string& self,
+                                        const std::string& dir,
+                                        const std::string& path,
+                                        Options::MemoryProfile profile) {
+  OUTBOX_ASSIGN_OR_RETURN(
+      sink::ExitResult child,
+      sink::RunToExit(self, dir, {"--open-child", path, ProfileName(profile)},
+                      absl::Minutes(10)));
+  OpenFigures f;
+  if (child.exit_code != 0 ||
+      std::sscanf(child.out.c_str(), "%lf %ld %ld", &f.open_ms, &f.peak_kib,
+                  &f.after_kib) != 3) {
+    return absl::InternalError(absl::StrCat("open child for ", path,
+                                            " exited with ", child.exit_code,
+                                            ": ", child.err));
+  }
+  return f;
+}
+
+// One kind of open, in the order they run on each store.
+struct OpenKind {
+  const char* key;
+  const char* label;
+  Options::MemoryProfile profile;
+};
+constexpr OpenKind kKinds[] = {
+    // RocksDB replays the log the fill left (up to a 64 MiB memtable) and
+    // writes it to a table file: what a restart after writing costs.
+    {"first", "first open after the fill (replays its log), default profile",
+     Options::MemoryProfile::kDefault},
+    {"default", "reopened, default profile", Options::MemoryProfile::kDefault},
+    {"small", "reopened, small profile", Options::MemoryProfile::kSmall},
+};
+
+std::string Key(const OpenKind& kind, int size) {
+  return absl::StrCat("open.", kind.key, ".", size);
+}
+
+void AddRow(const OpenKind& kind, int size, const OpenFigures& f,
+            Table* table) {
+  const std::string key = Key(kind, size);
+  table->AddFigure(
+      key + ".rss",
+      absl::StrCat("after-open RSS (", size, " pending, ", kind.key, ")"),
+      f.after_kib);
+  std::vector<Ratio> ratios;
+  if (size > 0) {
+    ratios = {Vs(Key(kind, 0)), Ratio{key + ".rss", Key(kind, 0) + ".rss"}};
+  }
+  if (kind.profile == Options::MemoryProfile::kSmall) {
+    ratios.push_back(Ratio{key + ".rss", Key(kKinds[1], size) + ".rss"});
+  }
+  table->Add(Row{key,
+                 absl::StrCat("Store open, ", size, " pending: ", kind.label),
+                 f.open_ms, "ms",
+                 absl::StrFormat("peak RSS %.1f MiB, after open %.1f MiB "
+                                 "(child process)",
+                                 f.peak_kib / 1024.0, f.after_kib / 1024.0),
+                 std::move(ratios)});
+}
+
+}  // namespace
+
+absl::Status RunOpenRows(const Scale& scale, const std::string& dir,
+                         const std::string& self, Table* table) {
+  std::vector<int> sizes = {0};
+  sizes.insert(sizes.end(), scale.open_sizes.begin(), scale.open_sizes.end());
+  for (int size : sizes) {
+    OUTBOX_ASSIGN_OR_RETURN(std::string path, PendingStore(dir, size));
+    for (const OpenKind& kind : kKinds) {
+      OUTBOX_ASSIGN_OR_RETURN(OpenFigures f,
+                              OpenInChild(self, dir, path, kind.profile));
+      AddRow(kind, size, f, table);
+    }
+  }
+  return absl::OkStatus();
+}
+
+int RunOpenChild(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: outbox_bench --open-child PATH PROFILE\n");
+    return 2;
+  }
+  const Options::MemoryProfile profile = std::string(argv[3]) == "small"
+                                             ? Options::MemoryProfile::kSmall
+                                             : Options::MemoryProfile::kDefault;
+  Stopwatch wall;
+  absl::StatusOr<std::unique_ptr<Store>> store =
+      OpenBenchStore(argv[2], /*sync=*/true, profile);
+  const double ms = absl::ToDoubleMilliseconds(wall.Elapsed());
+  if (!store.ok()) {
+    std::fprintf(stderr, "%s\n", store.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("%f %ld %ld\n", ms, static_cast<long>(StatusKib("VmHWM")),
+              static_cast<long>(StatusKib("VmRSS")));
+  return (*store)->Close().ok() ? 0 : 1;
+}
+
+}  // namespace outbox::bench
