@@ -48,7 +48,7 @@ absl::Status BenchSink::CheckLogged(const std::string& id_prefix,
   int valid = 0, prefixed = 0;
   for (const std::string& line : lines) {
     if (sink::JsonField(line, "signature_valid") == "true") ++valid;
-    const std::string id = sink::JsonStringValue(sink::JsonField(line, "id"));
+    const std::string id = sink::JsonString(line, "id");
     if (absl::StartsWith(id, id_prefix)) ++prefixed;
   }
   if (valid != static_cast<int>(lines.size()) || prefixed != requests) {

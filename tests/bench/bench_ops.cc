@@ -56,11 +56,22 @@ absl::StatusOr<std::vector<PendingEvent>> TakeDue(Store& store, size_t limit) {
 }
 
 absl::Status Ack(Store& store, absl::Span<const PendingEvent> events) {
+  std::vector<Settlement> settled;
   for (const PendingEvent& event : events) {
-    OUTBOX_RETURN_IF_ERROR(store.MarkDelivered(event));
+    Settlement s;
+    s.kind = Settlement::Kind::kDelivered;
+    s.event = event;
+    settled.push_back(std::move(s));
+  }
+  OUTBOX_ASSIGN_OR_RETURN(const SettleResult result, store.Settle(settled));
+  if (result.applied != events.size()) {
+    return absl::InternalError(absl::StrCat("settled ", result.applied, " of ",
+                                            events.size(), " events"));
   }
   return absl::OkStatus();
 }
+
+absl::Status SyncAcks(Store& store) { return store.Sync(); }
 
 absl::Status Retry(Store& store, const PendingEvent& event, absl::Time when) {
   return store.RecordAttempt(event, AttemptRecord{"bench: held", 503, when});

@@ -1,9 +1,8 @@
 // Copyright (c) edge-outbox authors.
 //
-// The store operations outbox_bench measures, one small function each. They
-// call today's API; a new write path (group commit, batched
-// acknowledgements, a lane-based NextDue) is benchmarked by changing these
-// bodies only, and the table keeps its rows and baselines.
+// The store operations outbox_bench measures, one small function each, as
+// the agent calls them: Settle for a round's acknowledgements (unsynced) and
+// Sync to make them durable.
 
 #ifndef OUTBOX_TESTS_BENCH_BENCH_OPS_H_
 #define OUTBOX_TESTS_BENCH_BENCH_OPS_H_
@@ -47,9 +46,11 @@ absl::Status CommitSale(Store& store, int producer, int64_t i,
 // Up to `limit` events that are due now (NextDue).
 absl::StatusOr<std::vector<PendingEvent>> TakeDue(Store& store, size_t limit);
 
-// Acknowledges delivered events. Today: one MarkDelivered, so one fsync'ed
-// write, per event.
+// Acknowledges delivered events in one Settle: one write, not synced.
 absl::Status Ack(Store& store, absl::Span<const PendingEvent> events);
+
+// Makes every acknowledgement so far durable (Store::Sync).
+absl::Status SyncAcks(Store& store);
 
 // Records a failed attempt of `event`, due again at `when` (RecordAttempt).
 absl::Status Retry(Store& store, const PendingEvent& event, absl::Time when);

@@ -70,6 +70,17 @@ TEST(BrokenStoreSoakTest, MarkDeliveredWithoutWalIsCaughtAsDurableAckLost) {
       << report.ViolationReport();
 }
 
+// Group commit tells the followers OK before the group's synced write: a cut
+// there loses commits that were acknowledged.
+TEST(BrokenStoreSoakTest, GroupAcknowledgedBeforeItsSyncIsCaughtAsLostCommit) {
+  StoreTestOptions broken;
+  broken.ack_group_before_sync = true;
+  const SoakReport report = RunBroken(broken);
+  ASSERT_FALSE(report.violations.empty()) << report.Summary();
+  EXPECT_TRUE(report.HasViolation(ViolationKind::kLostCommit))
+      << report.ViolationReport();
+}
+
 // delivered_total one too high after some deliveries; nothing else wrong.
 TEST(BrokenStoreSoakTest, MiscountedDeliveredTotalIsCaughtByItsCheckAlone) {
   StoreTestOptions broken;

@@ -5,6 +5,8 @@
 #include <iterator>
 #include <vector>
 
+#include "absl/time/clock.h"
+
 namespace outbox::testing {
 
 CutPlan DrawCutPlan(std::mt19937_64* gen, bool split_batches,
@@ -53,9 +55,24 @@ void ArmedCut::Disarm() {
 void ArmedCut::OnBurst() {
   absl::MutexLock l(&mu_);
   if (point_ == internal::kGroupBeforeWrite) passed_ = 0;
+  in_burst_ = true;
+}
+
+void ArmedCut::OnBurstEnd() {
+  absl::MutexLock l(&mu_);
+  in_burst_ = false;
 }
 
 void ArmedCut::OnPoint(absl::string_view point) {
+  bool hold;
+  {
+    absl::MutexLock l(&mu_);
+    hold = in_burst_ && point == internal::kGroupBeforeWrite;
+  }
+  // The leader passes this point without the store's lock: while it waits,
+  // the other committers queue behind it. (Not a timing assertion: how many
+  // join only changes what the cut finds.)
+  if (hold) absl::SleepFor(absl::Milliseconds(2));
   absl::MutexLock l(&mu_);
   auto it = passages_.find(point);
   if (it == passages_.end()) it = passages_.emplace(point, 0).first;

@@ -62,8 +62,12 @@ class ArmedCut {
   void Disarm() ABSL_LOCKS_EXCLUDED(mu_);
   // Commits from several threads begin. Groups of more than one writer form
   // only there, so a cut planned at kGroupBeforeWrite and not fired yet
-  // counts its passages from here.
+  // counts its passages from here. Until OnBurstEnd(), each group leader is
+  // held back a moment at kGroupBeforeWrite, so that the other committers
+  // queue behind it and groups of several writers form (the fault file
+  // system's writes are too fast for them to form often by themselves).
   void OnBurst() ABSL_LOCKS_EXCLUDED(mu_);
+  void OnBurstEnd() ABSL_LOCKS_EXCLUDED(mu_);
   // The crash hook: `point` is being passed.
   void OnPoint(absl::string_view point) ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -80,6 +84,7 @@ class ArmedCut {
   int passage_ ABSL_GUARDED_BY(mu_) = 0;
   int passed_ ABSL_GUARDED_BY(mu_) = 0;
   std::string fired_ ABSL_GUARDED_BY(mu_);
+  bool in_burst_ ABSL_GUARDED_BY(mu_) = false;
   std::map<std::string, uint64_t, std::less<>> passages_ ABSL_GUARDED_BY(mu_);
 };
 

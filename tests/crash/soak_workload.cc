@@ -87,6 +87,7 @@ void PowerCutSoak::Burst(int cycle) {
   FaultInjectionFileSystem* fs = fs_.get();
   CommitFromThreads(
       observed_.get(), [fs] { return !fs->IsDead(); }, &shares);
+  cut_.OnBurstEnd();
   // Nothing else passes a crash point while the threads run.
   ++report_.bursts;
   report_.burst_groups += cut_.passages(internal::kGroupBeforeWrite) - groups;
