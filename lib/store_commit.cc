@@ -21,19 +21,21 @@ absl::StatusOr<CommitResult> StoreImpl::Commit(const Txn& txn) {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
   OUTBOX_RETURN_IF_ERROR(ValidateTxn(txn));
   const std::string& key = txn.idempotency_key();
+  // While this commit holds its key, no other commit with the same key gets
+  // past here: a first commit still in the writer queue is not in the store
+  // yet, and the lookup below would miss it. Holding the key lets that
+  // lookup run without the store's lock, which other committers need.
+  KeyHold hold(this, key);
+  const absl::Time now = Now();
+  OUTBOX_ASSIGN_OR_RETURN(const IdempotencyLookup prior,
+                          LookUpIdempotencyKey(txn, now));
+  if (prior.answer.has_value()) return *prior.answer;
   CommitResult result;
   {
     absl::MutexLock l(&mu_);
-    // A queued commit with the same key is not in the store yet: wait for it,
-    // so that this one finds its record and answers as a repeat.
-    while (!key.empty() && keys_in_flight_.contains(key)) keys_cv_.Wait(&mu_);
     // A store recovering from a full disk reopens here, which replaces the
     // column family handles the batch is built with.
     OUTBOX_RETURN_IF_ERROR(WritableLocked());
-    const absl::Time now = Now();
-    OUTBOX_ASSIGN_OR_RETURN(const IdempotencyLookup prior,
-                            LookUpIdempotencyKeyLocked(txn, now));
-    if (prior.answer.has_value()) return *prior.answer;
     CommitContext context{now,
                           tail_,
                           &options_,
@@ -43,13 +45,7 @@ absl::StatusOr<CommitResult> StoreImpl::Commit(const Txn& txn) {
                           prior.expired_committed_ms,
                           test_.split_commit_batches};
     OUTBOX_ASSIGN_OR_RETURN(CommitBatch commit, BuildCommitBatch(txn, context));
-    if (!key.empty()) keys_in_flight_.insert(key);
-    absl::Status written = WriteCommitLocked(&commit, now);
-    if (!key.empty()) {
-      keys_in_flight_.erase(key);
-      keys_cv_.SignalAll();
-    }
-    OUTBOX_RETURN_IF_ERROR(written);
+    OUTBOX_RETURN_IF_ERROR(WriteCommitLocked(&commit, now));
     result.event_ids = std::move(commit.event_ids);
     result.response = txn.response();
   }
@@ -57,10 +53,29 @@ absl::StatusOr<CommitResult> StoreImpl::Commit(const Txn& txn) {
   return result;
 }
 
-absl::StatusOr<StoreImpl::IdempotencyLookup>
-StoreImpl::LookUpIdempotencyKeyLocked(const Txn& txn, absl::Time now) {
+StoreImpl::KeyHold::KeyHold(StoreImpl* store, const std::string& key)
+    : store_(store), key_(key) {
+  if (key_.empty()) return;
+  absl::MutexLock l(&store_->mu_);
+  while (store_->keys_in_flight_.contains(key_)) {
+    store_->keys_cv_.Wait(&store_->mu_);
+  }
+  store_->keys_in_flight_.insert(key_);
+}
+
+StoreImpl::KeyHold::~KeyHold() {
+  if (key_.empty()) return;
+  absl::MutexLock l(&store_->mu_);
+  store_->keys_in_flight_.erase(key_);
+  store_->keys_cv_.SignalAll();
+}
+
+absl::StatusOr<StoreImpl::IdempotencyLookup> StoreImpl::LookUpIdempotencyKey(
+    const Txn& txn, absl::Time now) {
   IdempotencyLookup lookup;
   if (txn.idempotency_key().empty()) return lookup;
+  absl::ReaderMutexLock r(&db_mu_);
+  OUTBOX_RETURN_IF_ERROR(DbReady());
   std::string value;
   rocksdb::Status s =
       db_->Get(rocksdb::ReadOptions(), idem_,

@@ -206,9 +206,23 @@ class StoreImpl final : public Store {
     std::optional<CommitResult> answer;
     std::optional<int64_t> expired_committed_ms;
   };
-  absl::StatusOr<IdempotencyLookup> LookUpIdempotencyKeyLocked(const Txn& txn,
-                                                               absl::Time now)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // REQUIRES: the Txn's key is held (KeyHold).
+  absl::StatusOr<IdempotencyLookup> LookUpIdempotencyKey(const Txn& txn,
+                                                         absl::Time now)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Holds an idempotency key (none if empty) for the life of a Commit.
+  class KeyHold {
+   public:
+    KeyHold(StoreImpl* store, const std::string& key) ABSL_LOCKS_EXCLUDED(
+        store->mu_);
+    ~KeyHold();
+    KeyHold(const KeyHold&) = delete;
+    KeyHold& operator=(const KeyHold&) = delete;
+
+   private:
+    StoreImpl* const store_;
+    const std::string& key_;
+  };
   // Writes `commit`, built at wall time `built`, and indexes its events.
   absl::Status WriteCommitLocked(CommitBatch* commit, absl::Time built)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -311,7 +325,8 @@ class StoreImpl final : public Store {
   BatchGroup group_ ABSL_GUARDED_BY(mu_);  // batches of every queued writer
   int serial_writes_ ABSL_GUARDED_BY(mu_) = 0;
   absl::CondVar serial_cv_;
-  // Idempotency keys of queued commits: a repeat waits for the first.
+  // Idempotency keys of commits under way (KeyHold): a repeat waits for the
+  // first.
   absl::flat_hash_set<std::string> keys_in_flight_ ABSL_GUARDED_BY(mu_);
   absl::CondVar keys_cv_;
   // Set when a write failed in a way that leaves its outcome unknown: the

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -92,6 +93,38 @@ void CompareWithRawRocksDb(bool sync, int n) {
 }
 
 TEST(CommitBench, SyncedCommits) { CompareWithRawRocksDb(/*sync=*/true, 2000); }
+
+// Synced commits from 8 threads at once (group commit), for profiling; the
+// side-by-side figures are outbox_bench's.
+TEST(CommitBench, EightProducers) {
+  testing::TempDir dir;
+  Options options;
+  options.tables = {"sales"};
+  auto store = Store::Open(options, dir.Sub("outbox"));
+  ASSERT_TRUE(store.ok()) << store.status();
+  constexpr int kThreads = 8, kEach = 2000;
+  const std::string record(200, 'r');
+  const std::string payload(300, 'p');
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        Txn txn;
+        txn.Put("sales", absl::StrCat("sale-", t, "-", i), record);
+        txn.Emit(testing::MakeEvent("sale.created", "", payload));
+        txn.SetIdempotencyKey(absl::StrCat("receipt-", t, "-", i));
+        ASSERT_TRUE((*store)->Commit(txn).ok());
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  std::printf("8 producers, %d synced commits: %.0f /s\n", kThreads * kEach,
+              kThreads * kEach / seconds);
+}
 TEST(CommitBench, UnsyncedCommits) {
   CompareWithRawRocksDb(/*sync=*/false, 50000);
 }

@@ -20,8 +20,9 @@
 // the agent schedules (retries, Retry-After and probes wait at most 1 s), so
 // everything waiting is due at the next round. A jump keeps that true: the
 // running store and agent schedule on the monotonic clock, and a reopen
-// rebuilds the index from stored wall-clock due times, taking a due time
-// further ahead than its own delay for a clock that went back. What the
+// rebuilds the index from stored wall-clock due times: after a clock that
+// went back, a retried or replayed event is due at once and a new one keeps
+// its own deliver_after delay. What the
 // soak cannot see: a retry made too early, since every round outlasts every
 // wait (the store's and the agent's own tests time those).
 //
@@ -56,9 +57,11 @@
 //      pending_count and pending_bytes those of outbox.pending, dead_count
 //      that of outbox.dead, and no pending entry outside [head, next).
 //                                                    [stored_counters_wrong]
-//   9. A durable acknowledgement stays: once MarkDelivered returned and a
-//      synced write covered it (soak_acks.h; today its own write), no reopen
-//      shows the event again and the receiver never gets it again. An
+//   9. A durable acknowledgement stays: once it returned (the agent's
+//      Settle, unsynced, or MarkDelivered) and a synced write covered it
+//      (soak_acks.h: a later Commit, Sync or Close; MarkDelivered's own
+//      write), no reopen shows the event again and the receiver never gets
+//      it again. An
 //      uncovered ack may be undone by a cut: the event is resent with the
 //      same id and body (4).                              [durable_ack_lost]
 //  10. delivered_total, as persisted, equals the number of events reopens
