@@ -124,7 +124,8 @@ absl::StatusOr<CommitBatch> BuildCommitBatch(const Txn& txn,
         out.batch.Put(context.pending, keys::Seq(entry.seq()), value);
     if (!s.ok()) return FromRocks(s, "building the commit");
     out.events.push_back({entry.seq(), e.event.ordering_key, e.event.type,
-                          e.event.destination, entry.next_attempt_unix_ms()});
+                          e.event.destination, entry.next_attempt_unix_ms(),
+                          static_cast<uint32_t>(value.size())});
     out.event_ids.push_back(e.id);
   }
   OUTBOX_RETURN_IF_ERROR(queue_state::CheckCapacity(

@@ -55,6 +55,7 @@ struct CommittedEvent {
   absl::string_view type;
   absl::string_view destination;
   int64_t due_ms;  // stored next-attempt time (Unix ms)
+  uint32_t bytes;  // the stored entry's size
 };
 
 struct CommitBatch {

@@ -33,8 +33,8 @@ uint32_t QueueIndex::LaneOf(absl::string_view destination,
 }
 
 void QueueIndex::Add(uint64_t seq, absl::string_view ordering_key,
-                     uint32_t lane, int64_t due) {
-  const Slot slot{due, lane};
+                     uint32_t lane, int64_t due, uint32_t bytes) {
+  const Slot slot{due, lane, bytes};
   seqs_.emplace(seq, slot);
   if (ordering_key.empty()) {
     MakeReady(seq, slot);
@@ -86,14 +86,21 @@ bool QueueIndex::IsReady(uint64_t seq, absl::string_view ordering_key) const {
 }
 
 void QueueIndex::Reschedule(uint64_t seq, absl::string_view ordering_key,
-                            int64_t due) {
+                            int64_t due, uint32_t bytes) {
   auto slot_it = seqs_.find(seq);
   if (slot_it == seqs_.end() || slot_it->second.lane == kNoLane) return;
   Slot& slot = slot_it->second;
   const bool ready = IsReady(seq, ordering_key);
   if (ready) UnmakeReady(seq, slot);
   slot.due = due;
+  slot.bytes = bytes;
   if (ready) MakeReady(seq, slot);
+}
+
+const QueueIndex::Slot* QueueIndex::Find(uint64_t seq) const {
+  auto it = seqs_.find(seq);
+  return it == seqs_.end() || it->second.lane == kNoLane ? nullptr
+                                                         : &it->second;
 }
 
 int64_t QueueIndex::DueOf(uint64_t seq) const {
@@ -103,7 +110,7 @@ int64_t QueueIndex::DueOf(uint64_t seq) const {
 }
 
 void QueueIndex::AddUndecodable(uint64_t seq, absl::Status why) {
-  seqs_.emplace(seq, Slot{std::numeric_limits<int64_t>::max(), kNoLane});
+  seqs_.emplace(seq, Slot{std::numeric_limits<int64_t>::max(), kNoLane, 0});
   undecodable_[seq] = std::move(why);
 }
 

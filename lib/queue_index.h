@@ -55,18 +55,20 @@ class QueueIndex {
   const LaneInfo& lane(uint32_t id) const { return lanes_[id].info; }
   size_t lane_count() const { return lanes_.size(); }
 
-  // Adds a pending event. REQUIRES: `seq` is not in the index and is greater
-  // than every seq added before with the same non-empty `ordering_key`
-  // (commit order).
+  // Adds a pending event whose stored entry is `bytes` long. REQUIRES: `seq`
+  // is not in the index and is greater than every seq added before with the
+  // same non-empty `ordering_key` (commit order).
   void Add(uint64_t seq, absl::string_view ordering_key, uint32_t lane,
-           int64_t due);
+           int64_t due, uint32_t bytes);
 
   // Removes a pending event (delivered, dead-lettered); the next event of its
   // ordering key, if any, becomes ready. No-op if `seq` is not indexed.
   void Remove(uint64_t seq, absl::string_view ordering_key);
 
-  // Moves an event's due time to `due`. No-op if `seq` is not indexed.
-  void Reschedule(uint64_t seq, absl::string_view ordering_key, int64_t due);
+  // Moves an event's due time to `due`; its entry is now `bytes` long.
+  // No-op if `seq` is not indexed.
+  void Reschedule(uint64_t seq, absl::string_view ordering_key, int64_t due,
+                  uint32_t bytes);
 
   // The due time of a pending event; int64 max if `seq` is not indexed.
   int64_t DueOf(uint64_t seq) const;
@@ -98,8 +100,11 @@ class QueueIndex {
   // Every pending seq, decodable or not, in ascending order.
   struct Slot {
     int64_t due;
-    uint32_t lane;  // kNoLane for an undecodable entry
+    uint32_t lane;   // kNoLane for an undecodable entry
+    uint32_t bytes;  // the stored entry's size (fits the padding)
   };
+  // The slot of a pending decodable event; nullptr if `seq` is not one.
+  const Slot* Find(uint64_t seq) const;
   static constexpr uint32_t kNoLane = std::numeric_limits<uint32_t>::max();
   using Seqs = absl::btree_map<uint64_t, Slot>;
   const Seqs& seqs() const { return seqs_; }

@@ -55,7 +55,7 @@ TEST(QueueIndexTest, ReadySetMatchesModelUnderRandomOperations) {
       ModelEvent e{k == 0 ? "" : absl::StrCat("k", k),
                    lanes[absl::Uniform(gen, 0, 3)],
                    absl::Uniform<int64_t>(gen, 0, 1000)};
-      index.Add(next_seq, e.key, e.lane, e.due);
+      index.Add(next_seq, e.key, e.lane, e.due, 100);
       pending[next_seq++] = e;
     } else {
       // Pick a ready event (the only kind the agent removes or retries).
@@ -69,7 +69,7 @@ TEST(QueueIndexTest, ReadySetMatchesModelUnderRandomOperations) {
         pending.erase(seq);
       } else {
         e.due = absl::Uniform<int64_t>(gen, 0, 1000);
-        index.Reschedule(seq, e.key, e.due);
+        index.Reschedule(seq, e.key, e.due, 100);
       }
     }
     std::set<std::pair<int64_t, uint64_t>> expected;
@@ -90,9 +90,9 @@ TEST(QueueIndexTest, ReadySetMatchesModelUnderRandomOperations) {
 TEST(QueueIndexTest, RemovingFromTheMiddleKeepsTheHead) {
   QueueIndex index;
   const uint32_t lane = index.LaneOf("", "t");
-  index.Add(1, "k", lane, 10);
-  index.Add(2, "k", lane, 20);
-  index.Add(3, "k", lane, 30);
+  index.Add(1, "k", lane, 10, 100);
+  index.Add(2, "k", lane, 20, 100);
+  index.Add(3, "k", lane, 30, 100);
   index.Remove(2, "k");
   ASSERT_EQ(index.ready(lane).size(), 1u);
   EXPECT_EQ(index.ready(lane).begin()->second, 1u);
@@ -115,10 +115,10 @@ TEST(QueueIndexTest, LanesAreOnePerDestinationAndType) {
 TEST(QueueIndexTest, PickDueTakesDueEventsInOrderAcrossLanes) {
   QueueIndex index;
   const uint32_t a = index.LaneOf("", "a"), b = index.LaneOf("", "b");
-  index.Add(0, "", a, 30);
-  index.Add(1, "", b, 10);
-  index.Add(2, "", a, 20);
-  index.Add(3, "", b, 99);
+  index.Add(0, "", a, 30, 100);
+  index.Add(1, "", b, 10, 100);
+  index.Add(2, "", a, 20, 100);
+  index.Add(3, "", b, 99, 100);
   const QueueIndex::Picked picked = index.PickDue(50, 10, Open, NoSkip);
   EXPECT_THAT(picked.seqs, ElementsAre(1, 2, 0));
   EXPECT_EQ(picked.next_due, 99);
@@ -128,8 +128,8 @@ TEST(QueueIndexTest, ClosedLaneIsNeverWalked) {
   QueueIndex index;
   const uint32_t offline = index.LaneOf("", "offline");
   const uint32_t online = index.LaneOf("", "online");
-  for (uint64_t seq = 0; seq < 10000; ++seq) index.Add(seq, "", offline, 0);
-  index.Add(10000, "", online, 5);
+  for (uint64_t seq = 0; seq < 10000; ++seq) index.Add(seq, "", offline, 0, 100);
+  index.Add(10000, "", online, 5, 100);
   int gate_calls = 0, skip_calls = 0;
   const QueueIndex::Picked picked = index.PickDue(
       100, 8,
@@ -149,7 +149,7 @@ TEST(QueueIndexTest, ClosedLaneIsNeverWalked) {
 TEST(QueueIndexTest, GateOneTakesASingleEvent) {
   QueueIndex index;
   const uint32_t lane = index.LaneOf("", "t");
-  for (uint64_t seq = 0; seq < 5; ++seq) index.Add(seq, "", lane, 0);
+  for (uint64_t seq = 0; seq < 5; ++seq) index.Add(seq, "", lane, 0, 100);
   const QueueIndex::Picked picked = index.PickDue(
       10, 8, [](uint32_t) { return LaneGate::kOne; }, NoSkip);
   EXPECT_THAT(picked.seqs, ElementsAre(0));
@@ -158,7 +158,7 @@ TEST(QueueIndexTest, GateOneTakesASingleEvent) {
 TEST(QueueIndexTest, SkippedEventsAreNotTakenAndDoNotCountAgainstTheLimit) {
   QueueIndex index;
   const uint32_t lane = index.LaneOf("", "t");
-  for (uint64_t seq = 0; seq < 5; ++seq) index.Add(seq, "", lane, 0);
+  for (uint64_t seq = 0; seq < 5; ++seq) index.Add(seq, "", lane, 0, 100);
   const QueueIndex::Picked picked =
       index.PickDue(10, 2, Open, [](uint64_t seq) { return seq < 2; });
   EXPECT_THAT(picked.seqs, ElementsAre(2, 3));
@@ -168,8 +168,8 @@ TEST(QueueIndexTest, SkippedEventsAreNotTakenAndDoNotCountAgainstTheLimit) {
 TEST(QueueIndexTest, NothingDueReportsTheEarliestDueTime) {
   QueueIndex index;
   const uint32_t lane = index.LaneOf("", "t");
-  index.Add(0, "", lane, 70);
-  index.Add(1, "", lane, 60);
+  index.Add(0, "", lane, 70, 100);
+  index.Add(1, "", lane, 60, 100);
   const QueueIndex::Picked picked = index.PickDue(10, 8, Open, NoSkip);
   EXPECT_TRUE(picked.seqs.empty());
   EXPECT_EQ(picked.next_due, 60);
@@ -179,7 +179,7 @@ TEST(QueueIndexTest, UndecodableEntriesHoldTheHead) {
   QueueIndex index;
   const uint32_t lane = index.LaneOf("", "t");
   index.AddUndecodable(0, absl::DataLossError("damaged"));
-  index.Add(1, "", lane, 0);
+  index.Add(1, "", lane, 0, 100);
   EXPECT_EQ(index.seqs().begin()->first, 0u);
   index.RemoveUndecodable(0);
   EXPECT_EQ(index.seqs().begin()->first, 1u);

@@ -116,7 +116,7 @@ absl::Status StoreImpl::WriteCommitLocked(CommitBatch* commit,
         for (const CommittedEvent& e : commit->events) {
           index_.Add(e.seq, e.ordering_key,
                      index_.LaneOf(e.destination, e.type),
-                     IndexDue(e.due_ms, built_ms));
+                     IndexDue(e.due_ms, built_ms), e.bytes);
         }
       }));
   internal::CrashPoint(internal::kCommitAfterWrite);

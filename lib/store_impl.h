@@ -240,9 +240,9 @@ class StoreImpl final : public Store {
   };
   int64_t IndexDue(int64_t due_ms, int64_t written_ms,
                    ClockBack clock_back = ClockBack::kKeepDelay) const;
-  // Adds a decoded pending entry to the index.
-  void IndexEntryLocked(const storage::OutboxEntry& entry, int64_t due)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Adds a decoded pending entry, stored in `bytes`, to the index.
+  void IndexEntryLocked(const storage::OutboxEntry& entry, int64_t due,
+                        size_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<SettleResult> SettleLocked(
       const std::vector<Settlement>& settlements, bool sync)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -271,6 +271,9 @@ class StoreImpl final : public Store {
   absl::Status AddSettlementLocked(const Settlement& settlement,
                                    const StoredEntry& stored, absl::Time now,
                                    SettleBuild* build)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status AddDeliveredLocked(const Settlement& settlement, uint32_t bytes,
+                                  SettleBuild* build)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Reads and decodes pending entries `seqs` (under db_mu_, not mu_) into
   // `due`: decoded ones into events, damaged ones into unreadable, and

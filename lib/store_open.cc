@@ -441,7 +441,8 @@ absl::Status StoreImpl::RebuildIndex() {
                        IndexDue(entry->next_attempt_unix_ms(),
                                 ScheduledAt(*entry),
                                 Rescheduled(*entry) ? ClockBack::kDueNow
-                                                    : ClockBack::kKeepDelay));
+                                                    : ClockBack::kKeepDelay),
+                       it->value().size());
     } else {
       index_.AddUndecodable(*seq, entry.status());
     }

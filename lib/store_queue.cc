@@ -55,9 +55,10 @@ int64_t StoreImpl::IndexDue(int64_t due_ms, int64_t written_ms,
 }
 
 void StoreImpl::IndexEntryLocked(const storage::OutboxEntry& entry,
-                                 int64_t due) {
+                                 int64_t due, size_t bytes) {
   index_.Add(entry.seq(), entry.ordering_key(),
-             index_.LaneOf(entry.destination(), entry.type()), due);
+             index_.LaneOf(entry.destination(), entry.type()), due,
+             static_cast<uint32_t>(bytes));
 }
 
 absl::StatusOr<DueEvents> StoreImpl::NextDue(

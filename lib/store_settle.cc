@@ -68,7 +68,17 @@ struct StoreImpl::SettleBuild {
     bool remove;
     int64_t due_ms;      // the new next-attempt time, when !remove
     int64_t decided_ms;  // when it was computed, when !remove
+    uint32_t bytes;      // the entry's new size, when !remove
   };
+  // Takes pending entry `seq` (`bytes` stored) out of the queue.
+  absl::Status Remove(rocksdb::ColumnFamilyHandle* pending, uint64_t seq,
+                      absl::string_view ordering_key, uint64_t bytes,
+                      absl::string_view what) {
+    queue_state::Remove(bytes, &next);
+    removed.insert(seq);
+    changes.push_back({seq, std::string(ordering_key), true, 0, 0, 0});
+    return FromRocks(batch.Delete(pending, keys::Seq(seq)), what);
+  }
   rocksdb::WriteBatch batch;
   storage::QueueState next;
   absl::flat_hash_set<uint64_t> removed;
@@ -93,9 +103,24 @@ absl::StatusOr<SettleResult> StoreImpl::SettleLocked(
   const absl::Time now = Now();
   absl::flat_hash_set<uint64_t> seen;
   for (const Settlement& st : settlements) {
-    absl::StatusOr<StoredEntry> stored =
-        seen.insert(st.event.seq).second ? ReadPendingLocked(st.event)
-                                         : absl::NotFoundError("listed twice");
+    if (!seen.insert(st.event.seq).second) {
+      result.not_pending.push_back(st.event.id);  // listed twice
+      continue;
+    }
+    if (st.kind == Settlement::Kind::kDelivered) {
+      // A delivery needs nothing from the stored entry but its size, which
+      // the index holds: no read. (Seqs are never reused, so an indexed seq
+      // is still the event NextDue returned.)
+      const QueueIndex::Slot* slot = index_.Find(st.event.seq);
+      if (slot == nullptr) {
+        result.not_pending.push_back(st.event.id);
+        continue;
+      }
+      OUTBOX_RETURN_IF_ERROR(AddDeliveredLocked(st, slot->bytes, &build));
+      ++result.applied;
+      continue;
+    }
+    absl::StatusOr<StoredEntry> stored = ReadPendingLocked(st.event);
     if (absl::IsNotFound(stored.status())) {
       result.not_pending.push_back(st.event.id);
       continue;
@@ -117,7 +142,7 @@ absl::StatusOr<SettleResult> StoreImpl::SettleLocked(
         index_.Remove(c.seq, c.ordering_key);
       } else {
         index_.Reschedule(c.seq, c.ordering_key,
-                          IndexDue(c.due_ms, c.decided_ms));
+                          IndexDue(c.due_ms, c.decided_ms), c.bytes);
       }
     }
   };
@@ -130,49 +155,51 @@ absl::StatusOr<SettleResult> StoreImpl::SettleLocked(
   return result;
 }
 
+absl::Status StoreImpl::AddDeliveredLocked(const Settlement& st,
+                                           uint32_t bytes, SettleBuild* build) {
+  const uint64_t seq = st.event.seq;
+  OUTBOX_RETURN_IF_ERROR(build->Remove(pending_, seq, st.event.ordering_key,
+                                       bytes, "marking an event delivered"));
+  build->next.set_delivered_total(build->next.delivered_total() + 1);
+  if (test_.miscount_delivered_total && seq % 16 == 0) {
+    build->next.set_delivered_total(build->next.delivered_total() + 1);
+  }
+  build->delivered = true;
+  return absl::OkStatus();
+}
+
 absl::Status StoreImpl::AddSettlementLocked(const Settlement& st,
                                             const StoredEntry& stored,
                                             absl::Time now,
                                             SettleBuild* build) {
   const uint64_t seq = st.event.seq;
-  const std::string key = keys::Seq(seq);
-  rocksdb::Status s;
   if (st.kind == Settlement::Kind::kAttempt) {
     const storage::OutboxEntry entry =
         AfterAttempt(stored.entry, st.attempt, now);
     const std::string value = Encode(entry);
-    s = build->batch.Put(pending_, key, value);
+    rocksdb::Status s = build->batch.Put(pending_, keys::Seq(seq), value);
     queue_state::Resize(stored.value.size(), value.size(), &build->next);
     if (test_.miscount_pending) {
       build->next.set_pending_count(build->next.pending_count() + 1);
     }
     build->changes.push_back({seq, stored.entry.ordering_key(), false,
                               entry.next_attempt_unix_ms(),
-                              entry.scheduled_unix_ms()});
+                              entry.scheduled_unix_ms(),
+                              static_cast<uint32_t>(value.size())});
     build->attempted = true;
     return FromRocks(s, "recording a delivery attempt");
   }
-  s = build->batch.Delete(pending_, key);
-  queue_state::Remove(stored.value.size(), &build->next);
-  build->removed.insert(seq);
-  build->changes.push_back({seq, stored.entry.ordering_key(), true, 0, 0});
-  if (st.kind == Settlement::Kind::kDelivered) {
-    build->next.set_delivered_total(build->next.delivered_total() + 1);
-    if (test_.miscount_delivered_total && seq % 16 == 0) {
-      build->next.set_delivered_total(build->next.delivered_total() + 1);
-    }
-    build->delivered = true;
-    return FromRocks(s, "marking an event delivered");
-  }
+  OUTBOX_RETURN_IF_ERROR(build->Remove(pending_, seq,
+                                       stored.entry.ordering_key(),
+                                       stored.value.size(),
+                                       "moving an event to the dead letters"));
   // A dead letter keeps its last attempt: its HTTP status and the count.
   const storage::OutboxEntry last =
       st.kind == Settlement::Kind::kDeadLetter
           ? AfterAttempt(stored.entry, st.attempt, now)
           : stored.entry;
-  if (s.ok()) {
-    s = build->batch.Put(dead_, st.event.id,
-                         Encode(MakeDeadLetter(last, st.reason, now)));
-  }
+  rocksdb::Status s = build->batch.Put(
+      dead_, st.event.id, Encode(MakeDeadLetter(last, st.reason, now)));
   build->next.set_dead_count(build->next.dead_count() + 1);
   build->buried = true;
   return FromRocks(s, "moving an event to the dead letters");
@@ -309,7 +336,8 @@ absl::Status StoreImpl::Replay(absl::string_view event_id) {
     OUTBOX_RETURN_IF_ERROR(
         WriteLocked(batch, next, "replaying a dead letter", options_.sync, [&] {
           IndexEntryLocked(entry,
-                           IndexDue(entry.next_attempt_unix_ms(), now_ms));
+                           IndexDue(entry.next_attempt_unix_ms(), now_ms),
+                           pending_value.size());
         }));
   }
   Wake();

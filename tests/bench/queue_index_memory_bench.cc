@@ -30,7 +30,7 @@ double BytesPerEvent(int n, int keys) {
   const uint32_t lane = index->LaneOf("", "sale.created");
   for (int i = 0; i < n; ++i) {
     const std::string key = keys > 0 ? absl::StrCat("till-", i % keys) : "";
-    index->Add(static_cast<uint64_t>(i), key, lane, 1767225600000 + i);
+    index->Add(static_cast<uint64_t>(i), key, lane, 1767225600000 + i, 100);
   }
   const size_t after = HeapInUse();
   EXPECT_EQ(index->ready_count(), static_cast<size_t>(keys > 0 ? keys : n));

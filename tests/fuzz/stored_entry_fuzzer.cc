@@ -68,14 +68,19 @@ bool DecodeAndReencode(absl::string_view family, absl::string_view value,
 }
 
 // ToEntry(ToPendingEvent(entry)) must keep every field. Unknown fields (a
-// newer library's) are not carried by PendingEvent, and a first attempt at
-// the int64 minimum reads as "never attempted" (InfinitePast), which is
-// stored as 0: both are expected differences, not findings.
+// newer library's) are not carried by PendingEvent, nor is
+// scheduled_unix_ms (the store's own scheduling record); a first or last
+// attempt at the int64 minimum reads as "never attempted" (InfinitePast),
+// which is stored as 0: all expected differences, not findings.
 void CheckRoundTrip(const OutboxEntry& entry) {
   OutboxEntry expected = entry;
   expected.DiscardUnknownFields();
+  expected.clear_scheduled_unix_ms();
   if (expected.first_attempt_unix_ms() == std::numeric_limits<int64_t>::min()) {
     expected.set_first_attempt_unix_ms(0);
+  }
+  if (expected.last_attempt_unix_ms() == std::numeric_limits<int64_t>::min()) {
+    expected.set_last_attempt_unix_ms(0);
   }
   const OutboxEntry back = outbox::ToEntry(outbox::ToPendingEvent(entry));
   FUZZ_CHECK(back.SerializeAsString() == expected.SerializeAsString(),
