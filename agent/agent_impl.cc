@@ -135,15 +135,26 @@ absl::Status AgentImpl::RunOnce(absl::Time deadline) {
 }
 
 absl::Status AgentImpl::Wait(absl::Duration limit) {
-  // Which members are ready does not matter: each round looks at everything.
-  std::vector<Poller::Ready> ready;
-  return poller_->Wait(limit, &ready);
+  OUTBOX_RETURN_IF_ERROR(poller_->Wait(limit, &ready_));
+  ready_known_ = true;
+  return absl::OkStatus();
+}
+
+bool AgentImpl::IsReady(int fd) const {
+  return std::any_of(ready_.begin(), ready_.end(),
+                     [fd](const Poller::Ready& r) { return r.fd == fd; });
 }
 
 void AgentImpl::DrainWakeups() {
-  wakeup_->Clear();
-  timer_->Clear();
-  if (netlink_ != nullptr && netlink_->Drain()) {
+  // Only what the poller said is ready: each read of an idle descriptor is
+  // a system call for nothing, several per round on a busy drain.
+  if (!ready_known_) poller_->Wait(absl::ZeroDuration(), &ready_).IgnoreError();
+  ready_known_ = false;
+  if (IsReady(wakeup_->fd())) wakeup_->Clear();
+  if (IsReady(timer_->fd()) && timer_->Clear()) {
+    armed_for_ = absl::InfinitePast();  // fired: armed for nothing now
+  }
+  if (netlink_ != nullptr && IsReady(netlink_->fd()) && netlink_->Drain()) {
     // The network changed: an unreachable destination may be back. Probe
     // each at once rather than wait out its backoff.
     reachability_.OnNetworkChange();
@@ -155,7 +166,11 @@ absl::Status AgentImpl::Step() {
   if (stopped_) return absl::OkStatus();
   DrainWakeups();
   std::vector<HttpResult> done;
-  absl::Status transport = transport_->Process(&done);
+  // The transport's descriptor turns readable for every socket event and
+  // every one of its timers, so when it is not, Process has nothing to do.
+  absl::Status transport = IsReady(transport_->fd())
+                               ? transport_->Process(&done)
+                               : absl::OkStatus();
   if (!transport.ok()) {
     // The transport keeps its requests and reports them later; say so once
     // per round and go on.
@@ -300,6 +315,8 @@ absl::Status AgentImpl::PauseIfDiskFull(const absl::Status& s) {
 }
 
 void AgentImpl::ArmTimer(absl::Time when) {
+  if (when == armed_for_) return;  // already: a system call saved per round
+  armed_for_ = when;
   absl::Status armed;
   if (when == absl::InfiniteFuture()) {
     armed = timer_->Disarm();

@@ -89,8 +89,10 @@ class AgentImpl final : public Agent {
   // If `s` says the store's disk is full, starts nothing for kFullDiskPause
   // and returns OK; otherwise returns `s`.
   absl::Status PauseIfDiskFull(const absl::Status& s);
-  // Sleeps until something is ready, at most `limit`.
+  // Sleeps until something is ready, at most `limit`; ready_ says what.
   absl::Status Wait(absl::Duration limit = absl::InfiniteDuration());
+  // Whether `fd` was in the last Wait's ready list.
+  bool IsReady(int fd) const;
   // Arms the timer for `when` on the Steady() clock.
   void ArmTimer(absl::Time when);
   void Log(absl::string_view line);
@@ -105,6 +107,11 @@ class AgentImpl final : public Agent {
   std::unique_ptr<Poller> poller_;
   std::unique_ptr<Wakeup> wakeup_;  // commits and Stop()
   std::unique_ptr<Timer> timer_;    // retries, probes, housekeeping
+  // What the last Wait() found ready, unless a round has used it since.
+  std::vector<Poller::Ready> ready_;
+  bool ready_known_ = false;
+  // The Steady() time the timer is armed for; InfinitePast when it fired.
+  absl::Time armed_for_ = absl::InfinitePast();
 
   absl::flat_hash_map<uint64_t, InFlight> in_flight_;  // by request tag
   absl::flat_hash_set<uint64_t> in_flight_seqs_;
