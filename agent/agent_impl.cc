@@ -168,9 +168,8 @@ absl::Status AgentImpl::Step() {
   std::vector<HttpResult> done;
   // The transport's descriptor turns readable for every socket event and
   // every one of its timers, so when it is not, Process has nothing to do.
-  absl::Status transport = IsReady(transport_->fd())
-                               ? transport_->Process(&done)
-                               : absl::OkStatus();
+  absl::Status transport =
+      IsReady(transport_->fd()) ? transport_->Process(&done) : absl::OkStatus();
   if (!transport.ok()) {
     // The transport keeps its requests and reports them later; say so once
     // per round and go on.

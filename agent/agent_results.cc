@@ -62,7 +62,7 @@ void AgentImpl::HandleResult(const HttpResult& result) {
     default:
       break;
   }
-  settled_.push_back(SettlementFor(d, event, now));
+  settled_.push_back(SettlementFor(d, std::move(flight.event), now));
 }
 
 absl::Status AgentImpl::FlushSettlements() {

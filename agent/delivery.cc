@@ -114,10 +114,10 @@ Decision Decide(const HttpResult& result, const PendingEvent& event,
   return d;
 }
 
-Settlement SettlementFor(const Decision& d, const PendingEvent& event,
+Settlement SettlementFor(const Decision& d, PendingEvent event,
                          absl::Time now) {
   Settlement s;
-  s.event = event;
+  s.event = std::move(event);
   s.attempt =
       AttemptRecord{d.error, d.http_status, d.next_attempt, d.retry_age, now};
   switch (d.kind) {

@@ -67,7 +67,7 @@ Decision Decide(const HttpResult& result, const PendingEvent& event,
 // again at once when the destination is resumed), or kDeadLetter with its
 // final attempt. REQUIRES: decision.kind != kOffline (not an attempt:
 // nothing is recorded).
-Settlement SettlementFor(const Decision& decision, const PendingEvent& event,
+Settlement SettlementFor(const Decision& decision, PendingEvent event,
                          absl::Time now);
 
 }  // namespace outbox

@@ -106,7 +106,7 @@ size_t OnBody(char*, size_t size, size_t count, void* user) {
 
 }  // namespace
 
-absl::StatusOr<std::string> ValidateRequest(const HttpRequest& request) {
+absl::StatusOr<std::string> ValidateUrl(const HttpRequest& request) {
   // The URL itself stays out of messages: its query may carry a token.
   std::unique_ptr<CURLU, CurlUrlDeleter> url(curl_url());
   if (url == nullptr)
@@ -124,6 +124,12 @@ absl::StatusOr<std::string> ValidateRequest(const HttpRequest& request) {
         absl::StrCat("HttpRequest::url (tag ", request.tag, ") has scheme '",
                      scheme, "'; use an http:// or https:// URL"));
   }
+  return absl::StrCat("POST ", scheme, "://",
+                      UrlPart(url.get(), CURLUPART_HOST, 0), ":",
+                      UrlPart(url.get(), CURLUPART_PORT, CURLU_DEFAULT_PORT));
+}
+
+absl::Status ValidateHeadersAndTimeouts(const HttpRequest& request) {
   for (const auto& [name, value] : request.headers) {
     if (!IsHttpToken(name)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -143,9 +149,7 @@ absl::StatusOr<std::string> ValidateRequest(const HttpRequest& request) {
         "HttpRequest (tag ", request.tag,
         "): connect_timeout and total_timeout must be positive and finite"));
   }
-  return absl::StrCat("POST ", scheme, "://",
-                      UrlPart(url.get(), CURLUPART_HOST, 0), ":",
-                      UrlPart(url.get(), CURLUPART_PORT, CURLU_DEFAULT_PORT));
+  return absl::OkStatus();
 }
 
 absl::Status ConfigureEasy(CURL* easy, Transfer* transfer) {

@@ -43,12 +43,16 @@ struct Transfer {
   char error[CURL_ERROR_SIZE] = {};
 };
 
-// Checks `request` and returns the context string for its statuses.
+// Checks `request`'s URL and returns the context string for its statuses
+// ("POST https://host:port"). Errors: kInvalidArgument naming the problem.
+absl::StatusOr<std::string> ValidateUrl(const HttpRequest& request);
+
+// Checks the rest of `request`: header names and values, timeouts.
 // Errors: kInvalidArgument naming the problem (never a header value).
-absl::StatusOr<std::string> ValidateRequest(const HttpRequest& request);
+absl::Status ValidateHeadersAndTimeouts(const HttpRequest& request);
 
 // Sets every option of `easy` (freshly created or reset) for `*transfer`,
-// whose request has passed ValidateRequest(). `transfer` must outlive the
+// whose request has passed both checks above. `transfer` must outlive the
 // transfer. Errors: kResourceExhausted (out of memory), kInternal.
 absl::Status ConfigureEasy(CURL* easy, Transfer* transfer);
 

@@ -53,6 +53,10 @@ class CurlTransport final : public HttpTransport {
                       void* socket_user);
   static int OnTimer(CURLM* multi, long timeout_ms, void* user);
 
+  // ValidateUrl(request), remembered per URL: an agent sends every request
+  // of a destination to one URL, and parsing it is most of a check.
+  absl::StatusOr<std::string> UrlContext(const HttpRequest& request);
+
   // Appends the results of finished transfers and recycles their handles.
   void CollectFinished(std::vector<HttpResult>* done);
   // Takes `easy` out of the multi handle and parks it.
@@ -68,6 +72,7 @@ class CurlTransport final : public HttpTransport {
   std::unique_ptr<Timer> timer_;  // armed for curl's next timeout, in poller_
   absl::flat_hash_map<CURL*, std::unique_ptr<Transfer>> in_flight_;
   std::vector<CURL*> idle_;  // options reset, not in multi_
+  absl::flat_hash_map<std::string, std::string> url_contexts_;
 };
 
 CurlTransport::~CurlTransport() {
@@ -138,7 +143,8 @@ absl::Status CurlTransport::Start(HttpRequest request) {
         "start more after Process() returns results"));
   }
   auto transfer = std::make_unique<Transfer>();
-  OUTBOX_ASSIGN_OR_RETURN(transfer->context, ValidateRequest(request));
+  OUTBOX_ASSIGN_OR_RETURN(transfer->context, UrlContext(request));
+  OUTBOX_RETURN_IF_ERROR(ValidateHeadersAndTimeouts(request));
   transfer->request = std::move(request);
   transfer->max_body_bytes = options_.max_response_body_bytes;
 
@@ -165,6 +171,17 @@ absl::Status CurlTransport::Start(HttpRequest request) {
   // readable and the next Process() begins the transfer.
   in_flight_.emplace(easy, std::move(transfer));
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> CurlTransport::UrlContext(
+    const HttpRequest& request) {
+  auto it = url_contexts_.find(request.url);
+  if (it != url_contexts_.end()) return it->second;
+  OUTBOX_ASSIGN_OR_RETURN(std::string context, ValidateUrl(request));
+  constexpr size_t kMaxUrls = 64;  // a few per destination, bounded anyway
+  if (url_contexts_.size() >= kMaxUrls) url_contexts_.clear();
+  url_contexts_.emplace(request.url, context);
+  return context;
 }
 
 absl::Status CurlTransport::Process(std::vector<HttpResult>* done) {

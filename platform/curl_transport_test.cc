@@ -15,8 +15,8 @@
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "outbox/http_transport.h"
-#include "tests/testing/transport_test_util.h"
 #include "tests/testing/status.h"
+#include "tests/testing/transport_test_util.h"
 
 namespace outbox {
 namespace {

@@ -133,9 +133,8 @@ TEST_F(FilesTest, UnreadableFileIsPermissionDenied) {
         setresuid(65534, 65534, 65534) != 0) {
       _exit(100);
     }
-    _exit(static_cast<int>(ReadFileChecked(path, ReadFileOptions())
-                               .status()
-                               .code()));
+    _exit(static_cast<int>(
+        ReadFileChecked(path, ReadFileOptions()).status().code()));
   }
   int wstatus = 0;
   ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
