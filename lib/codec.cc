@@ -88,15 +88,17 @@ absl::Status DecodeStored(absl::string_view family,
 absl::StatusOr<storage::OutboxEntry> DecodePendingEntry(
     uint64_t seq, absl::string_view value) {
   storage::OutboxEntry entry;
-  const std::string key = keys::SeqForHumans(seq);
-  absl::Status s = DecodeStored(keys::kPendingFamily, key, value, &entry);
-  if (!s.ok()) return s;
+  // The key is formatted only for an error: every read of the queue decodes.
+  if (!entry.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+    return DecodeStored(keys::kPendingFamily, keys::SeqForHumans(seq), value,
+                        &entry);
+  }
   if (entry.seq() != seq || entry.event_id().empty() ||
       entry.state() != storage::ENTRY_STATE_PENDING) {
-    return absl::DataLossError(
-        absl::StrCat("stored value in ", keys::kPendingFamily, " at key ", key,
-                     " is not a pending entry for that key (seq ", entry.seq(),
-                     ", state ", entry.state(), ")"));
+    return absl::DataLossError(absl::StrCat(
+        "stored value in ", keys::kPendingFamily, " at key ",
+        keys::SeqForHumans(seq), " is not a pending entry for that key (seq ",
+        entry.seq(), ", state ", entry.state(), ")"));
   }
   return entry;
 }

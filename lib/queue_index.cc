@@ -21,6 +21,14 @@ void QueueIndex::KeyQueue::PopFront() {
 
 uint32_t QueueIndex::LaneOf(absl::string_view destination,
                             absl::string_view type) {
+  // Events come in runs of one lane (a backlog of one type): the last
+  // answer usually fits, without building the map's key.
+  if (last_lane_ < lanes_.size()) {
+    const LaneInfo& last = lanes_[last_lane_].info;
+    if (last.destination == destination && last.type == type) {
+      return last_lane_;
+    }
+  }
   // Length-prefixed: names are caller bytes and may hold any separator.
   const std::string key =
       absl::StrCat(destination.size(), ":", destination, type);
@@ -29,13 +37,19 @@ uint32_t QueueIndex::LaneOf(absl::string_view destination,
     lanes_.push_back(
         Lane{LaneInfo{std::string(destination), std::string(type)}, {}});
   }
+  last_lane_ = it->second;
   return it->second;
 }
 
 void QueueIndex::Add(uint64_t seq, absl::string_view ordering_key,
                      uint32_t lane, int64_t due, uint32_t bytes) {
   const Slot slot{due, lane, bytes};
-  seqs_.emplace(seq, slot);
+  // Seqs are added in ascending order but for replays: at the end, no search.
+  if (seqs_.empty() || seqs_.rbegin()->first < seq) {
+    seqs_.emplace_hint(seqs_.end(), seq, slot);
+  } else {
+    seqs_.emplace(seq, slot);
+  }
   if (ordering_key.empty()) {
     MakeReady(seq, slot);
     return;

@@ -133,7 +133,15 @@ class QueueIndex {
   };
 
   void MakeReady(uint64_t seq, const Slot& slot) {
-    lanes_[slot.lane].ready.insert({slot.due, seq});
+    Ready& ready = lanes_[slot.lane].ready;
+    const std::pair<int64_t, uint64_t> item{slot.due, seq};
+    // Commits and an open add in (due, seq) order nearly always: inserting
+    // at the end needs no search from the root.
+    if (ready.empty() || *ready.rbegin() < item) {
+      ready.insert(ready.end(), item);
+    } else {
+      ready.insert(item);
+    }
   }
   void UnmakeReady(uint64_t seq, const Slot& slot) {
     lanes_[slot.lane].ready.erase({slot.due, seq});
@@ -143,6 +151,7 @@ class QueueIndex {
 
   std::vector<Lane> lanes_;
   absl::flat_hash_map<std::string, uint32_t> lane_ids_;
+  uint32_t last_lane_ = kNoLane;  // LaneOf's last answer
   absl::flat_hash_map<std::string, KeyQueue> by_key_;
   Seqs seqs_;
   std::map<uint64_t, absl::Status> undecodable_;

@@ -33,6 +33,12 @@ absl::StatusOr<CommitResult> StoreImpl::Commit(const Txn& txn) {
   CommitResult result;
   {
     absl::MutexLock l(&mu_);
+    // The broken split variant writes its records past the writer queue,
+    // holding mu_ from here: no other commit may build on the same tail (and
+    // take the same seqs), nor write beside it.
+    while (test_.split_commit_batches && !writers_.empty()) {
+      serial_cv_.Wait(&mu_);
+    }
     // A store recovering from a full disk reopens here, which replaces the
     // column family handles the batch is built with.
     OUTBOX_RETURN_IF_ERROR(WritableLocked());
@@ -103,9 +109,16 @@ absl::Status StoreImpl::WriteCommitLocked(CommitBatch* commit,
   const bool sync = options_.sync && !test_.skip_commit_sync;
   internal::CrashPoint(internal::kCommitBeforeWrite);
   if (commit->records.Count() > 0) {
-    // The broken split variant: records in a batch of their own, first.
-    OUTBOX_RETURN_IF_ERROR(
-        WriteLocked(commit->records, tail_, "commit (records)", sync));
+    // The broken split variant: records in a batch of their own, first,
+    // written straight under mu_ with the writer queue empty (see Commit).
+    rocksdb::WriteOptions wo;
+    wo.sync = sync;
+    const absl::Status s =
+        FromRocks(db_->Write(wo, &commit->records), "commit (records)");
+    if (!s.ok()) {
+      write_error_ = s;  // as WriteGroupLocked: refuse writes until reopened
+      return s;
+    }
     internal::CrashPoint(internal::kCommitBetweenSplitBatches);
   }
   // Indexed only once durable, so the agent never sends an event that a

@@ -240,9 +240,16 @@ class StoreImpl final : public Store {
   };
   int64_t IndexDue(int64_t due_ms, int64_t written_ms,
                    ClockBack clock_back = ClockBack::kKeepDelay) const;
-  // Adds a decoded pending entry, stored in `bytes`, to the index.
-  void IndexEntryLocked(const storage::OutboxEntry& entry, int64_t due,
-                        size_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // IndexDue with the clocks already read: wall `now_ms`, index `index_now`.
+  static int64_t IndexDueAt(int64_t due_ms, int64_t written_ms,
+                            ClockBack clock_back, int64_t now_ms,
+                            int64_t index_now);
+  // Adds pending entry `seq` of lane (destination, type), stored in
+  // `bytes`, to the index.
+  void IndexEntryLocked(uint64_t seq, absl::string_view ordering_key,
+                        absl::string_view destination, absl::string_view type,
+                        int64_t due, size_t bytes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<SettleResult> SettleLocked(
       const std::vector<Settlement>& settlements, bool sync)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -20,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "lib/bounded_iterator.h"
 #include "lib/codec.h"
+#include "lib/entry_scan.h"
 #include "lib/keys.h"
 #include "lib/rocks_options.h"
 #include "lib/rocks_status.h"
@@ -140,16 +141,16 @@ absl::Status CheckCallerTables(const std::string& path,
 
 // When the entry's due time was written; entries from before
 // scheduled_unix_ms have their last attempt or, failing that, their commit.
-int64_t ScheduledAt(const storage::OutboxEntry& entry) {
-  if (entry.scheduled_unix_ms() != 0) return entry.scheduled_unix_ms();
-  if (entry.last_attempt_unix_ms() != 0) return entry.last_attempt_unix_ms();
-  return entry.created_unix_ms();
+int64_t ScheduledAt(const EntryIndexFields& entry) {
+  if (entry.scheduled_unix_ms != 0) return entry.scheduled_unix_ms;
+  if (entry.last_attempt_unix_ms != 0) return entry.last_attempt_unix_ms;
+  return entry.created_unix_ms;
 }
 
 // True if the entry's due time was set after its commit: by an attempt or a
 // replay.
-bool Rescheduled(const storage::OutboxEntry& entry) {
-  return entry.attempts() > 0 || ScheduledAt(entry) != entry.created_unix_ms();
+bool Rescheduled(const EntryIndexFields& entry) {
+  return entry.attempts > 0 || ScheduledAt(entry) != entry.created_unix_ms;
 }
 
 bool IsRecordTable(const std::string& family) {
@@ -422,6 +423,8 @@ absl::Status StoreImpl::RebuildIndex() {
   BoundedIterator it(db_.get(), pending_, keys::Seq(state_.head_seq()),
                      keys::Seq(state_.next_seq()), /*fill_cache=*/false);
   uint64_t count = 0, bytes = 0;
+  const int64_t now_ms = ToStoredMillis(Now());
+  const int64_t index_now = IndexNow();
   for (; it->Valid(); it->Next()) {
     ++count;
     bytes += it->value().size();
@@ -431,21 +434,24 @@ absl::Status StoreImpl::RebuildIndex() {
                                               it->key().ToString(true), " in ",
                                               keys::kPendingFamily));
     }
-    absl::StatusOr<storage::OutboxEntry> entry =
-        DecodePendingEntry(*seq, View(it->value()));
-    if (entry.ok()) {
-      // After the clock went back, how long the device was off is unknown:
-      // a retry (or a replay) is due at once, since its wait has most likely
-      // passed; a new event keeps its deliver_after delay, a business rule.
-      IndexEntryLocked(*entry,
-                       IndexDue(entry->next_attempt_unix_ms(),
-                                ScheduledAt(*entry),
-                                Rescheduled(*entry) ? ClockBack::kDueNow
-                                                    : ClockBack::kKeepDelay),
-                       it->value().size());
-    } else {
+    storage::OutboxEntry decoded;  // only if the scan leaves it to decoding
+    absl::StatusOr<EntryIndexFields> entry =
+        ReadIndexFields(*seq, View(it->value()), &decoded);
+    if (!entry.ok()) {
       index_.AddUndecodable(*seq, entry.status());
+      continue;
     }
+    // After the clock went back, how long the device was off is unknown: a
+    // retry (or a replay) is due at once, since its wait has most likely
+    // passed; a new event keeps its deliver_after delay, a business rule.
+    const ClockBack clock_back =
+        Rescheduled(*entry) ? ClockBack::kDueNow : ClockBack::kKeepDelay;
+    IndexEntryLocked(*seq, entry->ordering_key, entry->destination,
+                     entry->type,
+                     IndexDueAt(entry->next_attempt_unix_ms,
+                                ScheduledAt(*entry), clock_back, now_ms,
+                                index_now),
+                     it->value().size());
   }
   if (!it->status().ok()) {
     return FromRocks(it->status(), "reading the queue");

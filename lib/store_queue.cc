@@ -41,8 +41,14 @@ int64_t StoreImpl::IndexNow() const {
 
 int64_t StoreImpl::IndexDue(int64_t due_ms, int64_t written_ms,
                             ClockBack clock_back) const {
+  return IndexDueAt(due_ms, written_ms, clock_back, ToStoredMillis(Now()),
+                    IndexNow());
+}
+
+int64_t StoreImpl::IndexDueAt(int64_t due_ms, int64_t written_ms,
+                              ClockBack clock_back, int64_t now_ms,
+                              int64_t index_now) {
   if (due_ms == kNever) return kNever;
-  const int64_t now_ms = ToStoredMillis(Now());
   int64_t delay = SatSub(due_ms, now_ms);
   // The wall clock went back since the due time was written (a board that
   // booted with a stale clock, say): the event is not due years ahead.
@@ -51,13 +57,14 @@ int64_t StoreImpl::IndexDue(int64_t due_ms, int64_t written_ms,
                 ? 0
                 : std::min(delay, SatSub(due_ms, written_ms));
   }
-  return SatAdd(IndexNow(), std::max<int64_t>(0, delay));
+  return SatAdd(index_now, std::max<int64_t>(0, delay));
 }
 
-void StoreImpl::IndexEntryLocked(const storage::OutboxEntry& entry,
-                                 int64_t due, size_t bytes) {
-  index_.Add(entry.seq(), entry.ordering_key(),
-             index_.LaneOf(entry.destination(), entry.type()), due,
+void StoreImpl::IndexEntryLocked(uint64_t seq, absl::string_view ordering_key,
+                                 absl::string_view destination,
+                                 absl::string_view type, int64_t due,
+                                 size_t bytes) {
+  index_.Add(seq, ordering_key, index_.LaneOf(destination, type), due,
              static_cast<uint32_t>(bytes));
 }
 

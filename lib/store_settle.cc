@@ -335,7 +335,8 @@ absl::Status StoreImpl::Replay(absl::string_view event_id) {
     const int64_t now_ms = ToStoredMillis(now);
     OUTBOX_RETURN_IF_ERROR(
         WriteLocked(batch, next, "replaying a dead letter", options_.sync, [&] {
-          IndexEntryLocked(entry,
+          IndexEntryLocked(entry.seq(), entry.ordering_key(),
+                           entry.destination(), entry.type(),
                            IndexDue(entry.next_attempt_unix_ms(), now_ms),
                            pending_value.size());
         }));

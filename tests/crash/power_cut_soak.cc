@@ -134,8 +134,14 @@ std::string PowerCutSoak::CutDuringReopen(const CutPlan& plan) {
   if (std::optional<FaultInjectionFileSystem::CrashPoint> cut =
           fs_->crash_point()) {
     where = absl::StrCat("file op ", OpKindName(cut->kind), " in reopen");
-  } else {
-    Expect(opened, "opening the store");
+  } else if (!opened.ok()) {
+    // This open was the first after the cycle's cut: failing, it is the
+    // reopen that failed.
+    violations_.push_back(
+        {ViolationKind::kReopenFailed,
+         absl::StrCat("reopen after the power cut (the cut planned in it "
+                      "not reached): ",
+                      opened.ToString())});
   }
   PowerCut();
   return where;

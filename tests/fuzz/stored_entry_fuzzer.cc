@@ -12,7 +12,10 @@
 //   - a failure is always kDataLoss;
 //   - what decodes re-encodes to bytes that decode to the same message;
 //   - a decoded pending entry is pending, has an id and matches its key, and
-//     ToEntry(ToPendingEvent(entry)) gives it back field for field.
+//     ToEntry(ToPendingEvent(entry)) gives it back field for field;
+//   - what ScanPendingEntry (the open's reader) accepts, DecodePendingEntry
+//     accepts with the same index fields; the scan accepts every entry the
+//     library encodes; ReadIndexFields fails exactly when decoding does.
 
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +28,7 @@
 #include "google/protobuf/message.h"
 #include "google/protobuf/stubs/logging.h"
 #include "lib/codec.h"
+#include "lib/entry_scan.h"
 #include "lib/keys.h"
 #include "proto/storage.pb.h"
 #include "tests/fuzz/fuzz_check.h"
@@ -87,14 +91,59 @@ void CheckRoundTrip(const OutboxEntry& entry) {
              "ToEntry(ToPendingEvent(entry)) differs from entry");
 }
 
+// The open indexes what ScanPendingEntry reads, and delivery sends what
+// DecodePendingEntry reads: they must agree on every entry.
+void CheckScanAgrees(const OutboxEntry& entry,
+                     const outbox::EntryIndexFields& scanned) {
+  FUZZ_CHECK(scanned.seq == entry.seq(), "scan: seq differs");
+  FUZZ_CHECK(scanned.event_id == entry.event_id(), "scan: event id differs");
+  FUZZ_CHECK(scanned.type == entry.type(), "scan: type differs");
+  FUZZ_CHECK(scanned.ordering_key == entry.ordering_key(),
+             "scan: ordering key differs");
+  FUZZ_CHECK(scanned.destination == entry.destination(),
+             "scan: destination differs");
+  FUZZ_CHECK(scanned.created_unix_ms == entry.created_unix_ms(),
+             "scan: created_unix_ms differs");
+  FUZZ_CHECK(scanned.next_attempt_unix_ms == entry.next_attempt_unix_ms(),
+             "scan: next_attempt_unix_ms differs");
+  FUZZ_CHECK(scanned.last_attempt_unix_ms == entry.last_attempt_unix_ms(),
+             "scan: last_attempt_unix_ms differs");
+  FUZZ_CHECK(scanned.scheduled_unix_ms == entry.scheduled_unix_ms(),
+             "scan: scheduled_unix_ms differs");
+  FUZZ_CHECK(scanned.attempts == entry.attempts(), "scan: attempts differ");
+  FUZZ_CHECK(scanned.state == entry.state(), "scan: state differs");
+}
+
 void CheckPendingEntry(uint64_t seq, absl::string_view value) {
   const absl::StatusOr<OutboxEntry> entry =
       outbox::DecodePendingEntry(seq, value);
+  const absl::StatusOr<outbox::EntryIndexFields> scanned =
+      outbox::ScanPendingEntry(seq, value);
+  FUZZ_CHECK(!scanned.ok() || entry.ok(),
+             "ScanPendingEntry accepts an entry DecodePendingEntry rejects");
+  OutboxEntry decoded;
+  const absl::StatusOr<outbox::EntryIndexFields> read =
+      outbox::ReadIndexFields(seq, value, &decoded);
+  FUZZ_CHECK(read.ok() == entry.ok(),
+             "ReadIndexFields and DecodePendingEntry disagree on an entry");
   if (!entry.ok()) {
     FUZZ_CHECK(entry.status().code() == absl::StatusCode::kDataLoss,
                "DecodePendingEntry failed with a code other than kDataLoss");
+    FUZZ_CHECK(read.status().code() == absl::StatusCode::kDataLoss,
+               "ReadIndexFields failed with a code other than kDataLoss");
     return;
   }
+  CheckScanAgrees(*entry, *read);
+  if (scanned.ok()) CheckScanAgrees(*entry, *scanned);
+  // As this library writes it: proto3, so without groups (an unknown field
+  // may be one).
+  OutboxEntry plain = *entry;
+  plain.DiscardUnknownFields();
+  const std::string encoded = outbox::Encode(plain);
+  const absl::StatusOr<outbox::EntryIndexFields> rescanned =
+      outbox::ScanPendingEntry(seq, encoded);
+  FUZZ_CHECK(rescanned.ok(), "ScanPendingEntry rejects an encoded entry");
+  CheckScanAgrees(*entry, *rescanned);
   FUZZ_CHECK(entry->seq() == seq, "pending entry does not match its key");
   FUZZ_CHECK(!entry->event_id().empty(), "pending entry without an event id");
   FUZZ_CHECK(entry->state() == outbox::storage::ENTRY_STATE_PENDING,
