@@ -73,6 +73,10 @@ Scale Scale::FromEnv() {
     int n = 0;
     if (absl::SimpleAtoi(size, &n) && n >= 0) s.open_sizes.push_back(n);
   }
+  const char* sections = std::getenv("OUTBOX_BENCH_SECTIONS");
+  if (sections != nullptr) {
+    s.sections = absl::StrSplit(sections, ',', absl::SkipWhitespace());
+  }
   return s;
 }
 
@@ -84,7 +88,10 @@ std::string Scale::Describe() const {
       " OUTBOX_BENCH_OPEN_SIZES=", absl::StrJoin(open_sizes, ","),
       " OUTBOX_BENCH_IDLE_SECONDS=", idle_seconds,
       " OUTBOX_BENCH_OFFLINE_COMMITS=", offline_commits,
-      " OUTBOX_BENCH_OFFLINE_SECONDS=", offline_seconds);
+      " OUTBOX_BENCH_OFFLINE_SECONDS=", offline_seconds,
+      sections.empty() ? ""
+                       : absl::StrCat(" OUTBOX_BENCH_SECTIONS=",
+                                      absl::StrJoin(sections, ",")));
 }
 
 void Latencies::Merge(const Latencies& other) {

@@ -34,6 +34,8 @@ struct Scale {
   int idle_seconds = 10;        // OUTBOX_BENCH_IDLE_SECONDS: offline idle
   int offline_commits = 200;    // OUTBOX_BENCH_OFFLINE_COMMITS: at 50/s
   int offline_seconds = 20;     // OUTBOX_BENCH_OFFLINE_SECONDS: their cap
+  // OUTBOX_BENCH_SECTIONS: "commits,open" runs those only; empty: all.
+  std::vector<std::string> sections;
 
   static Scale FromEnv();
   // "OUTBOX_BENCH_COMMITS=20000 ..." as the run used them.

@@ -6,8 +6,15 @@
 // that no figure carries the parent's heap or another open's. The child's
 // RSS includes this program's own pages: compare with the empty store's.
 // Stores are warm in the page cache: they were just written.
+//
+// Then the real outbox-agent, idle on each store under the small profile
+// with its receiver unreachable: the resident memory a board pays to hold a
+// backlog while offline, against the same agent on an empty store.
+
+#include <signal.h>
 
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +23,7 @@
 #include "lib/status_macros.h"
 #include "tests/bench/bench_ops.h"
 #include "tests/bench/bench_sections.h"
+#include "tests/testing/child_process.h"
 #include "tests/testing/sink_process.h"
 
 namespace outbox::bench {
@@ -25,6 +33,8 @@ struct OpenFigures {
   double open_ms = 0;
   long peak_kib = 0;   // VmHWM after the open
   long after_kib = 0;  // VmRSS after the open
+  long anon_kib = 0;   // of which RssAnon (heap, stacks): outbox-agent only
+  long file_kib = 0;   // and RssFile (mapped binaries and shared libraries)
 };
 
 const char* ProfileName(Options::MemoryProfile profile) {
@@ -92,6 +102,73 @@ void AddRow(const OpenKind& kind, int size, const OpenFigures& f,
                  std::move(ratios)});
 }
 
+// Waits until outbox-agent has logged that its destination is unreachable
+// (it opened the store, indexed it and tried), then a moment more, and
+// reads its memory.
+absl::StatusOr<OpenFigures> AgentIdle(const std::string& dir,
+                                      const std::string& path, int size) {
+  const std::string base = absl::StrCat(dir, "/agent-idle-", size);
+  std::ofstream(base + ".textproto")
+      << "destinations { name: \"r\" url: \"http://127.0.0.1:9/hook\" }\n"
+      << "routes { event_type: \"*\" destination: \"r\" }\n"
+      << "agent { memory_profile: \"small\" }\n";
+  Stopwatch wall;
+  OUTBOX_ASSIGN_OR_RETURN(
+      std::unique_ptr<testing::ChildProcess> agent,
+      testing::ChildProcess::StartToFiles(
+          OUTBOX_AGENT_BINARY, {"--db", path, "--config", base + ".textproto"},
+          base + ".out", base + ".err"));
+  // An empty store gives the agent nothing to try: it is idle at once.
+  const absl::Time deadline = absl::Now() + absl::Minutes(5);
+  while (size > 0) {
+    bool offline = false;
+    for (const std::string& line : sink::ReadLines(base + ".err")) {
+      offline = offline || line.find("unreachable") != std::string::npos;
+    }
+    if (offline) break;
+    if (agent->Wait(absl::Now()) >= 0 || absl::Now() > deadline) {
+      return absl::InternalError(absl::StrCat(
+          "outbox-agent on ", path, " never reported its receiver offline; ",
+          "its log: ", base, ".err"));
+    }
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  OpenFigures f;
+  f.open_ms = absl::ToDoubleMilliseconds(wall.Elapsed());
+  absl::SleepFor(absl::Seconds(2));  // idle: probing only
+  f.peak_kib = StatusKib("VmHWM", agent->pid());
+  f.after_kib = StatusKib("VmRSS", agent->pid());
+  f.anon_kib = StatusKib("RssAnon", agent->pid());
+  f.file_kib = StatusKib("RssFile", agent->pid());
+  OUTBOX_RETURN_IF_ERROR(agent->Signal(SIGTERM));
+  if (agent->Wait(absl::Now() + absl::Seconds(30)) != 0) {
+    return absl::InternalError(
+        absl::StrCat("outbox-agent on ", path,
+                     " did not stop cleanly; its log: ", base, ".err"));
+  }
+  return f;
+}
+
+void AddAgentRow(int size, const OpenFigures& f, Table* table) {
+  const std::string key = absl::StrCat("agent.idle.", size);
+  std::vector<Ratio> ratios;
+  if (size > 0) ratios = {Vs("agent.idle.0")};
+  table->Add(Row{
+      key,
+      absl::StrCat("outbox-agent idle RSS, ", size,
+                   " pending, small profile, receiver offline"),
+      f.after_kib / 1024.0, "MiB",
+      absl::StrCat(
+          absl::StrFormat("peak %.1f MiB; RssAnon %.1f MiB, "
+                          "RssFile %.1f MiB (shared libraries)",
+                          f.peak_kib / 1024.0, f.anon_kib / 1024.0,
+                          f.file_kib / 1024.0),
+          size == 0 ? ""
+                    : absl::StrFormat("; offline reported %.0f ms after start",
+                                      f.open_ms)),
+      std::move(ratios)});
+}
+
 }  // namespace
 
 absl::Status RunOpenRows(const Scale& scale, const std::string& dir,
@@ -105,6 +182,8 @@ absl::Status RunOpenRows(const Scale& scale, const std::string& dir,
                               OpenInChild(self, dir, path, kind.profile));
       AddRow(kind, size, f, table);
     }
+    OUTBOX_ASSIGN_OR_RETURN(OpenFigures idle, AgentIdle(dir, path, size));
+    AddAgentRow(size, idle, table);
   }
   return absl::OkStatus();
 }

@@ -12,6 +12,7 @@
 #include <curl/curl.h>
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -97,7 +99,7 @@ int Main() {
   PrintHeader(scale, dir.path());
   Table table;
   const std::string& d = dir.path();
-  const std::vector<Section> sections = {
+  std::vector<Section> sections = {
       {"commits", [&] { return RunCommitRows(scale, d, &table); }},
       {"acknowledgements", [&] { return RunAckRows(scale, d, &table); }},
       {"drain", [&] { return RunDrainRows(scale, d, &table); }},
@@ -105,6 +107,16 @@ int Main() {
       {"open", [&] { return RunOpenRows(scale, d, self, &table); }},
       {"offline", [&] { return RunOfflineRows(scale, d, &table); }},
   };
+  if (!scale.sections.empty()) {
+    sections.erase(std::remove_if(sections.begin(), sections.end(),
+                                  [&](const Section& section) {
+                                    return absl::c_find(
+                                               scale.sections,
+                                               std::string(section.name)) ==
+                                           scale.sections.end();
+                                  }),
+                   sections.end());
+  }
   Stopwatch wall;
   std::vector<std::string> timings;
   const bool ok = RunSections(d, sections, &timings);
