@@ -95,55 +95,29 @@ bool Skip(absl::string_view* in, int wire_type) {
   }
 }
 
-// Reads one field into `f`: the fields the index needs, with the wire type
-// their declaration gives them. Any other field, or one of them with another
-// wire type (which protobuf keeps as an unknown field), is skipped.
-bool ReadField(absl::string_view* in, EntryIndexFields* f) {
-  uint64_t tag = 0;
-  if (!ReadVarint(in, 5, &tag) || tag > 0xffffffffu || (tag >> 3) == 0) {
-    return false;
-  }
-  const int number = static_cast<int>(tag >> 3);
-  const int wire_type = static_cast<int>(tag & 7);
-  absl::string_view* text = nullptr;
-  uint64_t* number_out = nullptr;
-  uint64_t v = 0;
+// The index's text fields by number; nullptr for the others.
+absl::string_view* TextField(int number, EntryIndexFields* f) {
   switch (number) {
     case kEventId:
-      text = &f->event_id;
-      break;
+      return &f->event_id;
     case kType:
-      text = &f->type;
-      break;
+      return &f->type;
     case kOrderingKey:
-      text = &f->ordering_key;
-      break;
+      return &f->ordering_key;
     case kDestination:
-      text = &f->destination;
-      break;
-    case kSeq:
-      number_out = &f->seq;
-      break;
-    case kCreated:
-    case kAttempts:
-    case kNextAttempt:
-    case kState:
-    case kLastAttempt:
-    case kScheduled:
-      number_out = &v;
-      break;
+      return &f->destination;
     default:
-      break;
+      return nullptr;
   }
-  if (text != nullptr && wire_type == kDelimited) {
-    return ReadDelimited(in, text);
-  }
-  if (number_out == nullptr || wire_type != kVarint) {
-    return Skip(in, wire_type);
-  }
-  if (!ReadVarint(in, 10, number_out)) return false;
-  // Narrower fields keep the low bits, as protobuf's parser does.
+}
+
+// Keeps a varint field the index needs; others are dropped. Narrower fields
+// keep the low bits, as protobuf's parser does.
+void StoreNumber(int number, uint64_t v, EntryIndexFields* f) {
   switch (number) {
+    case kSeq:
+      f->seq = v;
+      break;
     case kCreated:
       f->created_unix_ms = static_cast<int64_t>(v);
       break;
@@ -165,7 +139,29 @@ bool ReadField(absl::string_view* in, EntryIndexFields* f) {
     default:
       break;
   }
-  return true;
+}
+
+// Reads one field into `f`: the fields the index needs, with the wire type
+// their declaration gives them. Any other field, or one of them with another
+// wire type (which protobuf keeps as an unknown field), is skipped.
+bool ReadField(absl::string_view* in, EntryIndexFields* f) {
+  uint64_t tag = 0;
+  if (!ReadVarint(in, 5, &tag) || tag > 0xffffffffu || (tag >> 3) == 0) {
+    return false;
+  }
+  const int number = static_cast<int>(tag >> 3);
+  const int wire_type = static_cast<int>(tag & 7);
+  if (wire_type == kVarint) {
+    uint64_t v = 0;
+    if (!ReadVarint(in, 10, &v)) return false;
+    StoreNumber(number, v, f);
+    return true;
+  }
+  absl::string_view* text = TextField(number, f);
+  if (wire_type == kDelimited && text != nullptr) {
+    return ReadDelimited(in, text);
+  }
+  return Skip(in, wire_type);
 }
 
 }  // namespace
