@@ -15,6 +15,8 @@
 #include "absl/time/clock.h"
 #include "lib/status_macros.h"
 #include "tests/bench/bench_env.h"
+#include "tests/testing/target_command.h"
+#include "tools/json_fields.h"
 
 namespace outbox::bench {
 
@@ -29,8 +31,10 @@ absl::StatusOr<std::unique_ptr<BenchSink>> BenchSink::Start(
   OUTBOX_ASSIGN_OR_RETURN(
       sink->process_,
       sink::SinkProcess::Start(
-          OUTBOX_SINK_BINARY, dir,
-          {"--secret-file", sink->secrets_file_, "--log", sink->log_}));
+          testing::TargetCommand(
+              OUTBOX_SINK_BINARY,
+              {"--secret-file", sink->secrets_file_, "--log", sink->log_}),
+          dir));
   return sink;
 }
 
@@ -47,8 +51,8 @@ absl::Status BenchSink::CheckLogged(const std::string& id_prefix,
   const std::vector<std::string> lines = sink::ReadLines(log_);
   int valid = 0, prefixed = 0;
   for (const std::string& line : lines) {
-    if (sink::JsonField(line, "signature_valid") == "true") ++valid;
-    const std::string id = sink::JsonString(line, "id");
+    if (JsonField(line, "signature_valid") == "true") ++valid;
+    const std::string id = JsonString(line, "id");
     if (absl::StartsWith(id, id_prefix)) ++prefixed;
   }
   if (valid != static_cast<int>(lines.size()) || prefixed != requests) {

@@ -21,10 +21,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/status_macros.h"
+#include "platform/child_process.h"
 #include "tests/bench/bench_ops.h"
 #include "tests/bench/bench_sections.h"
-#include "tests/testing/child_process.h"
 #include "tests/testing/sink_process.h"
+#include "tests/testing/target_command.h"
 
 namespace outbox::bench {
 namespace {
@@ -114,9 +115,10 @@ absl::StatusOr<OpenFigures> AgentIdle(const std::string& dir,
       << "agent { memory_profile: \"small\" }\n";
   Stopwatch wall;
   OUTBOX_ASSIGN_OR_RETURN(
-      std::unique_ptr<testing::ChildProcess> agent,
-      testing::ChildProcess::StartToFiles(
-          OUTBOX_AGENT_BINARY, {"--db", path, "--config", base + ".textproto"},
+      std::unique_ptr<ChildProcess> agent,
+      ChildProcess::StartToFiles(
+          testing::TargetCommand(OUTBOX_AGENT_BINARY, {"--db", path, "--config",
+                                                       base + ".textproto"}),
           base + ".out", base + ".err"));
   // An empty store gives the agent nothing to try: it is idle at once.
   const absl::Time deadline = absl::Now() + absl::Minutes(5);

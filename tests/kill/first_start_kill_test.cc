@@ -18,8 +18,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
-#include "tests/testing/child_process.h"
+#include "platform/child_process.h"
 #include "tests/testing/status.h"
+#include "tests/testing/target_command.h"
 #include "tests/testing/temp_dir.h"
 
 namespace outbox::testing {
@@ -59,7 +60,8 @@ TEST(FirstStartKillTest, StoreKilledWhileBeingCreatedOpensOnRestart) {
     const std::string err = dir.Sub(absl::StrCat("stderr-", delay_ms));
     const std::vector<std::string> args = {"--db", db,        "--config",
                                            config, "--sales", "0"};
-    auto first = ChildProcess::Start(OUTBOX_POS_SIM_BINARY, args, err);
+    auto first =
+        ChildProcess::Start(TargetCommand(OUTBOX_POS_SIM_BINARY, args), err);
     ASSERT_OUTBOX_OK(first);
     std::string line;
     const absl::Time kill_at = absl::Now() + absl::Milliseconds(delay_ms);
@@ -70,7 +72,8 @@ TEST(FirstStartKillTest, StoreKilledWhileBeingCreatedOpensOnRestart) {
       ++killed;
     }
 
-    auto second = ChildProcess::Start(OUTBOX_POS_SIM_BINARY, args, err);
+    auto second =
+        ChildProcess::Start(TargetCommand(OUTBOX_POS_SIM_BINARY, args), err);
     ASSERT_OUTBOX_OK(second);
     bool drained = false;
     while ((*second)->ReadLine(absl::Now() + absl::Seconds(30), &line) ==

@@ -65,11 +65,12 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "outbox/store.h"
-#include "tests/kill/delivery_audit.h"
 #include "tests/kill/pos_sim_soak.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
+#include "tests/testing/target_command.h"
 #include "tests/testing/temp_dir.h"
+#include "tools/audit/delivery_audit.h"
 
 namespace outbox::testing {
 namespace {
@@ -160,9 +161,11 @@ TEST(PosSimKillTest, AcknowledgedSalesAreDeliveredOnceInOrderUnderSigkill) {
   chmod(secret_path.c_str(), 0600);
   const std::string sink_log = dir + "/sink.log";
   auto sink = sink::SinkProcess::Start(
-      OUTBOX_SINK_BINARY, dir,
-      {"--secret-file", secret_path, "--log", sink_log, "--fail-rate", "0.1",
-       "--drop-rate", "0.1", "--seed", absl::StrCat(seed)});
+      TargetCommand(
+          OUTBOX_SINK_BINARY,
+          {"--secret-file", secret_path, "--log", sink_log, "--fail-rate",
+           "0.1", "--drop-rate", "0.1", "--seed", absl::StrCat(seed)}),
+      dir);
   ASSERT_OUTBOX_OK(sink);
 
   SoakOptions options;
@@ -198,7 +201,8 @@ TEST(PosSimKillTest, AcknowledgedSalesAreDeliveredOnceInOrderUnderSigkill) {
   store_options.tables = {"sales"};
   auto store = Store::OpenReadOnly(store_options, dir + "/db");
   ASSERT_OUTBOX_OK(store);
-  const AuditReport report = AuditDeliveries(soak.Input(), store->get());
+  const audit::AuditReport report =
+      audit::AuditDeliveries(soak.Input(), store->get());
   std::cout << "[kill soak] sales committed " << report.committed
             << ", acknowledged " << report.acknowledged
             << ", committed but never acknowledged "

@@ -17,7 +17,8 @@
 #include "absl/time/clock.h"
 #include "lib/status_macros.h"
 #include "outbox/store.h"
-#include "tests/testing/child_process.h"
+#include "platform/child_process.h"
+#include "tests/testing/target_command.h"
 
 namespace outbox::testing {
 
@@ -144,9 +145,9 @@ std::vector<std::string> PosSimSoak::Args() const {
 
 int64_t PosSimSoak::PollDeliveries() {
   tail_.Poll();
-  const std::vector<SinkRequest>& requests = tail_.requests();
+  const std::vector<audit::SinkRequest>& requests = tail_.requests();
   for (; tail_seen_ < requests.size(); ++tail_seen_) {
-    const SinkRequest& r = requests[tail_seen_];
+    const audit::SinkRequest& r = requests[tail_seen_];
     if (r.ok() && r.n >= 0) delivered_.insert(r.n);
   }
   return static_cast<int64_t>(delivered_.size());
@@ -234,7 +235,7 @@ absl::Time PosSimSoak::KillTime(const SoakRun& run, absl::Time line_at,
 void PosSimSoak::KillAndCollect(ChildProcess* child, bool* drained,
                                 SoakRun* run, absl::Status* bad) {
   PollDeliveries();
-  for (const AcknowledgedSale& a : acknowledged_) {
+  for (const audit::AcknowledgedSale& a : acknowledged_) {
     if (delivered_.count(a.n) == 0) ++run->backlog;
   }
   child->Kill();
@@ -331,8 +332,8 @@ absl::Status PosSimSoak::RunOnce(int64_t new_sales, KillPlan plan) {
       << "=== run " << run.index << ": --sales " << sales_flag_ << ", kill "
       << KillPlanName(plan) << " " << run.plan_arg << "\n";
 
-  auto child =
-      ChildProcess::Start(options_.pos_sim_binary, Args(), stderr_path_);
+  auto child = ChildProcess::Start(
+      TargetCommand(options_.pos_sim_binary, Args()), stderr_path_);
   if (!child.ok()) return child.status();
   const absl::Time start = absl::Now();
   bool drained = false;
@@ -357,9 +358,9 @@ absl::Status PosSimSoak::RunOnce(int64_t new_sales, KillPlan plan) {
   return bad;
 }
 
-AuditInput PosSimSoak::Input() {
+audit::AuditInput PosSimSoak::Input() {
   PollDeliveries();
-  AuditInput input;
+  audit::AuditInput input;
   input.till = options_.till;
   input.sales = sales_flag_;
   input.acknowledged = acknowledged_;

@@ -16,12 +16,14 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "tests/kill/delivery_audit.h"
-#include "tests/kill/sink_log_tail.h"
+#include "tools/audit/delivery_audit.h"
+#include "tools/audit/sink_log_tail.h"
+
+namespace outbox {
+class ChildProcess;
+}  // namespace outbox
 
 namespace outbox::testing {
-
-class ChildProcess;
 
 struct SoakOptions {
   std::string pos_sim_binary;
@@ -99,7 +101,7 @@ class PosSimSoak {
   absl::Status Run();
 
   // For the audit: acknowledgements and the sink's requests so far.
-  AuditInput Input();
+  audit::AuditInput Input();
   const std::vector<SoakRun>& runs() const { return runs_; }
   // Last bytes of the simulator's stderr (every run appends to one file).
   std::string StderrTail() const;
@@ -133,7 +135,7 @@ class PosSimSoak {
   const SoakOptions options_;
   std::mt19937_64 rng_;
   std::string stderr_path_;
-  SinkLogTail tail_;
+  audit::SinkLogTail tail_;
   size_t tail_seen_ = 0;
   std::set<int64_t> delivered_;
   int64_t sales_flag_ = 0;
@@ -144,7 +146,7 @@ class PosSimSoak {
   // aiming kDuringCommit; and when the last line of the run was read.
   absl::Duration line_interval_;
   absl::Time last_line_at_ = absl::InfinitePast();
-  std::vector<AcknowledgedSale> acknowledged_;
+  std::vector<audit::AcknowledgedSale> acknowledged_;
   std::vector<SoakRun> runs_;
 };
 

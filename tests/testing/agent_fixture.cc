@@ -11,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "tests/testing/status.h"
+#include "tests/testing/target_command.h"
+#include "tools/json_fields.h"
 
 namespace outbox::testing {
 void AgentSinkTest::SetUp() {
@@ -43,8 +45,8 @@ void AgentSinkTest::StartSink(const std::vector<std::string>& args, int port) {
   std::vector<std::string> all = {"--secret-file", secret_path_, "--log",
                                   log_path_};
   all.insert(all.end(), args.begin(), args.end());
-  auto sink = sink::SinkProcess::Start(OUTBOX_SINK_BINARY, dir_.path(), all,
-                                       absl::Seconds(10), port);
+  auto sink = sink::SinkProcess::Start(TargetCommand(OUTBOX_SINK_BINARY, all),
+                                       dir_.path(), absl::Seconds(10), port);
   ASSERT_OUTBOX_OK(sink);
   sink_ = std::move(*sink);
   port_ = sink_->port();
@@ -59,16 +61,14 @@ std::vector<SinkLine> AgentSinkTest::SinkLog() const {
   std::vector<SinkLine> out;
   for (const std::string& line : sink::ReadLines(log_path_)) {
     SinkLine l;
-    l.id = sink::JsonString(line, "id");
-    l.path = sink::JsonString(line, "path");
-    l.body = sink::JsonString(line, "body");
-    l.duplicate = sink::JsonField(line, "duplicate") == "true";
-    l.signature_valid = sink::JsonField(line, "signature_valid") == "true";
-    l.dropped = sink::JsonString(line, "action") == "drop";
-    (void)absl::SimpleAtoi(sink::JsonField(line, "status").value_or(""),
-                           &l.status);
-    (void)absl::SimpleAtoi(sink::JsonField(line, "ts_ms").value_or(""),
-                           &l.ts_ms);
+    l.id = JsonString(line, "id");
+    l.path = JsonString(line, "path");
+    l.body = JsonString(line, "body");
+    l.duplicate = JsonField(line, "duplicate") == "true";
+    l.signature_valid = JsonField(line, "signature_valid") == "true";
+    l.dropped = JsonString(line, "action") == "drop";
+    (void)absl::SimpleAtoi(JsonField(line, "status").value_or(""), &l.status);
+    (void)absl::SimpleAtoi(JsonField(line, "ts_ms").value_or(""), &l.ts_ms);
     out.push_back(std::move(l));
   }
   return out;

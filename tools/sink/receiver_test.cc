@@ -12,6 +12,7 @@
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
+#include "tools/json_fields.h"
 #include "tools/sink/request_log.h"
 
 namespace outbox::sink {

@@ -19,7 +19,9 @@
 #include "gtest/gtest.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
+#include "tests/testing/target_command.h"
 #include "tests/testing/temp_dir.h"
+#include "tools/json_fields.h"
 
 namespace outbox::sink {
 namespace {
@@ -46,8 +48,8 @@ class SinkTest : public ::testing::Test {
     std::vector<std::string> args = {"--secret-file", secret_path_, "--log",
                                      log_path_,       "--seed",     "1"};
     args.insert(args.end(), extra.begin(), extra.end());
-    absl::StatusOr<std::unique_ptr<SinkProcess>> sink =
-        SinkProcess::Start(OUTBOX_SINK_BINARY, dir_.path(), args);
+    absl::StatusOr<std::unique_ptr<SinkProcess>> sink = SinkProcess::Start(
+        testing::TargetCommand(OUTBOX_SINK_BINARY, args), dir_.path());
     ASSERT_OUTBOX_OK(sink);
     sink_ = *std::move(sink);
   }

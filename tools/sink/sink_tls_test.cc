@@ -18,8 +18,10 @@
 #include "gtest/gtest.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
+#include "tests/testing/target_command.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_certs.h"
+#include "tools/json_fields.h"
 
 namespace outbox::sink {
 namespace {
@@ -46,9 +48,11 @@ class SinkTlsTest : public ::testing::Test {
     std::ofstream(secret_path_) << kSecret << "\n";
     ASSERT_EQ(chmod(secret_path_.c_str(), 0600), 0);
     absl::StatusOr<std::unique_ptr<SinkProcess>> sink = SinkProcess::Start(
-        OUTBOX_SINK_BINARY, work_.path(),
-        {"--secret-file", secret_path_, "--log", log_path_, "--tls-cert",
-         certs_.server_cert, "--tls-key", certs_.server_key});
+        testing::TargetCommand(
+            OUTBOX_SINK_BINARY,
+            {"--secret-file", secret_path_, "--log", log_path_, "--tls-cert",
+             certs_.server_cert, "--tls-key", certs_.server_key}),
+        work_.path());
     ASSERT_OUTBOX_OK(sink);
     sink_ = *std::move(sink);
   }

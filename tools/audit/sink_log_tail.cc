@@ -1,6 +1,6 @@
 // Copyright (c) edge-outbox authors.
 
-#include "tests/kill/sink_log_tail.h"
+#include "tools/audit/sink_log_tail.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,23 +9,23 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/string_view.h"
-#include "tests/testing/sink_process.h"
+#include "tools/json_fields.h"
 
-namespace outbox::testing {
+namespace outbox::audit {
 SinkRequest ParseSinkLine(const std::string& line) {
   SinkRequest r;
-  (void)absl::SimpleAtoi(sink::JsonField(line, "seq").value_or(""), &r.seq);
-  r.id = sink::JsonString(line, "id");
-  (void)absl::SimpleAtoi(sink::JsonField(line, "status").value_or(""),
-                         &r.status);
-  r.dropped = sink::JsonString(line, "action") == "drop";
-  r.duplicate = sink::JsonField(line, "duplicate") == "true";
-  r.signature_valid = sink::JsonField(line, "signature_valid") == "true";
-  r.body = sink::JsonString(line, "body");
+  (void)absl::SimpleAtoi(JsonField(line, "seq").value_or(""), &r.seq);
+  (void)absl::SimpleAtoi(JsonField(line, "ts_ms").value_or(""), &r.ts_ms);
+  r.id = JsonString(line, "id");
+  (void)absl::SimpleAtoi(JsonField(line, "status").value_or(""), &r.status);
+  r.dropped = JsonString(line, "action") == "drop";
+  r.duplicate = JsonField(line, "duplicate") == "true";
+  r.signature_valid = JsonField(line, "signature_valid") == "true";
+  r.body = JsonString(line, "body");
   // The body is itself one flat JSON object, outbox-pos-sim's payload:
   // {"sale":"till-1-7","n":7,"total_cents":107}.
-  r.sale = sink::JsonString(r.body, "sale");
-  if (!absl::SimpleAtoi(sink::JsonField(r.body, "n").value_or(""), &r.n)) {
+  r.sale = JsonString(r.body, "sale");
+  if (!absl::SimpleAtoi(JsonField(r.body, "n").value_or(""), &r.n)) {
     r.n = -1;
   }
   return r;
@@ -50,4 +50,4 @@ void SinkLogTail::Poll() {
   partial_.erase(0, start);
 }
 
-}  // namespace outbox::testing
+}  // namespace outbox::audit

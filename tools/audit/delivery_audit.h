@@ -1,9 +1,10 @@
 // Copyright (c) edge-outbox authors.
 //
 // Checks what a receiver got against what a killed-and-restarted
-// outbox-pos-sim acknowledged and what its store holds at the end. The
-// invariants are listed at the top of pos_sim_kill_test.cc; each is one
-// AuditCheck, reported under a stable name.
+// outbox-pos-sim acknowledged and what its store holds at the end: the
+// SIGKILL soak's audit (the invariants are listed at the top of
+// tests/kill/pos_sim_kill_test.cc) and outbox-demo's count of lost sales.
+// Each invariant is one AuditCheck, reported under a stable name.
 //
 // Each broken invariant is reported by one check, the narrowest that covers
 // it, so that a test can tell which fired: a sink line that is not a sale
@@ -16,8 +17,8 @@
 // record; and order_broken judges only sales whose predecessor was answered
 // 2xx (a predecessor never answered is the delivery checks').
 
-#ifndef OUTBOX_TESTS_KILL_DELIVERY_AUDIT_H_
-#define OUTBOX_TESTS_KILL_DELIVERY_AUDIT_H_
+#ifndef OUTBOX_TOOLS_AUDIT_DELIVERY_AUDIT_H_
+#define OUTBOX_TOOLS_AUDIT_DELIVERY_AUDIT_H_
 
 #include <cstdint>
 #include <map>
@@ -25,9 +26,9 @@
 #include <vector>
 
 #include "outbox/store.h"
-#include "tests/kill/sink_log_tail.h"
+#include "tools/audit/sink_log_tail.h"
 
-namespace outbox::testing {
+namespace outbox::audit {
 
 // The audit's checks; AuditCheckName gives each one's stable name.
 enum class AuditCheck {
@@ -86,6 +87,6 @@ struct AuditReport {
 // (read-only is enough).
 AuditReport AuditDeliveries(const AuditInput& input, Store* store);
 
-}  // namespace outbox::testing
+}  // namespace outbox::audit
 
-#endif  // OUTBOX_TESTS_KILL_DELIVERY_AUDIT_H_
+#endif  // OUTBOX_TOOLS_AUDIT_DELIVERY_AUDIT_H_

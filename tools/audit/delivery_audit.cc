@@ -1,6 +1,6 @@
 // Copyright (c) edge-outbox authors.
 
-#include "tests/kill/delivery_audit.h"
+#include "tools/audit/delivery_audit.h"
 
 #include <map>
 #include <optional>
@@ -9,9 +9,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "tests/testing/sink_process.h"
+#include "tools/json_fields.h"
 
-namespace outbox::testing {
+namespace outbox::audit {
 
 const char* AuditCheckName(AuditCheck check) {
   switch (check) {
@@ -183,7 +183,7 @@ class Auditor {
       }
       recorded_.insert(n);
       const std::string committed_id =
-          sink::JsonField(*record, "event_id").value_or("");
+          JsonField(*record, "event_id").value_or("");
       const std::string& id = *seen.ids.begin();
       if (seen.ids.size() == 1 &&
           committed_id != absl::StrCat("\"", id, "\"")) {
@@ -268,4 +268,4 @@ AuditReport AuditDeliveries(const AuditInput& input, Store* store) {
   return Auditor(input, store).Run();
 }
 
-}  // namespace outbox::testing
+}  // namespace outbox::audit

@@ -4,7 +4,7 @@
 // these tests break one at a time on a hand-made store and sink log, and
 // each asserts that exactly the check meant for it fired, by name.
 
-#include "tests/kill/delivery_audit.h"
+#include "tools/audit/delivery_audit.h"
 
 #include <iostream>
 #include <memory>
@@ -15,11 +15,11 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "outbox/store.h"
-#include "tests/kill/sink_log_tail.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
+#include "tools/audit/sink_log_tail.h"
 
-namespace outbox::testing {
+namespace outbox::audit {
 namespace {
 
 class DeliveryAuditTest : public ::testing::Test {
@@ -114,7 +114,7 @@ class DeliveryAuditTest : public ::testing::Test {
     return names;
   }
 
-  TempDir dir_;
+  testing::TempDir dir_;
   std::unique_ptr<Store> store_;
   AuditInput input_;
   std::vector<std::string> ids_;
@@ -231,4 +231,4 @@ TEST_F(DeliveryAuditTest, RequestThatIsNoSaleOfTheTillIsFlagged) {
 }
 
 }  // namespace
-}  // namespace outbox::testing
+}  // namespace outbox::audit

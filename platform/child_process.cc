@@ -1,6 +1,6 @@
 // Copyright (c) edge-outbox authors.
 
-#include "tests/testing/child_process.h"
+#include "platform/child_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -9,17 +9,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "platform/posix_error.h"
 
 extern char** environ;
 
-namespace outbox::testing {
+namespace outbox {
 namespace {
 
 // Where the child's stdout goes: a pipe's write end, or a file.
@@ -28,22 +29,17 @@ struct Stdout {
   std::string path;
 };
 
-// Spawns `binary args...`, stdin from /dev/null, stderr to `stderr_path`.
-absl::StatusOr<pid_t> Spawn(const std::string& binary,
-                            const std::vector<std::string>& args,
+// Spawns `command`, stdin from /dev/null, stderr to `stderr_path`.
+absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& command,
                             const Stdout& out, const std::string& stderr_path,
                             int stderr_flags) {
-  // In a cross build, ctest runs tests under an emulator (qemu-user), but
-  // the kernel cannot exec a foreign binary by itself: start the child
-  // through the same emulator. Empty in native builds.
-  const std::vector<std::string> emulator =
-      absl::StrSplit(OUTBOX_TEST_EMULATOR, ' ', absl::SkipEmpty());
+  if (command.empty()) {
+    return absl::InvalidArgumentError("cannot start an empty command");
+  }
   std::vector<char*> argv;
-  for (const std::string& e : emulator)
-    argv.push_back(const_cast<char*>(e.c_str()));
-  argv.push_back(const_cast<char*>(binary.c_str()));
-  for (const std::string& a : args)
+  for (const std::string& a : command) {
     argv.push_back(const_cast<char*>(a.c_str()));
+  }
   argv.push_back(nullptr);
 
   posix_spawn_file_actions_t actions;
@@ -61,15 +57,16 @@ absl::StatusOr<pid_t> Spawn(const std::string& binary,
   const int rc =
       posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return PosixError(absl::StrCat("cannot start ", binary), rc);
+  if (rc != 0) {
+    return PosixError(absl::StrCat("cannot start ", command[0]), rc);
+  }
   return pid;
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
-    const std::string& binary, const std::vector<std::string>& args,
-    const std::string& stderr_path) {
+    const std::vector<std::string>& command, const std::string& stderr_path) {
   // O_CLOEXEC on both ends: a child started later (the next run) must not
   // inherit this pipe, or the reader would never see end of file.
   int fds[2];
@@ -78,7 +75,7 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
   const ScopedFd write_end(fds[1]);  // the child has its own copy
   Stdout out;
   out.pipe_fd = write_end.get();
-  absl::StatusOr<pid_t> pid = Spawn(binary, args, out, stderr_path, O_APPEND);
+  absl::StatusOr<pid_t> pid = Spawn(command, out, stderr_path, O_APPEND);
   if (!pid.ok()) return pid.status();
   fcntl(read_end.get(), F_SETFL, fcntl(read_end.get(), F_GETFL) | O_NONBLOCK);
   return std::unique_ptr<ChildProcess>(
@@ -86,11 +83,11 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
 }
 
 absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::StartToFiles(
-    const std::string& binary, const std::vector<std::string>& args,
-    const std::string& stdout_path, const std::string& stderr_path) {
+    const std::vector<std::string>& command, const std::string& stdout_path,
+    const std::string& stderr_path) {
   Stdout out;
   out.path = stdout_path;
-  absl::StatusOr<pid_t> pid = Spawn(binary, args, out, stderr_path, O_TRUNC);
+  absl::StatusOr<pid_t> pid = Spawn(command, out, stderr_path, O_TRUNC);
   if (!pid.ok()) return pid.status();
   return std::unique_ptr<ChildProcess>(new ChildProcess(*pid, ScopedFd()));
 }
@@ -125,13 +122,23 @@ ChildProcess::Read ChildProcess::ReadLine(absl::Time deadline,
       return Read::kLine;
     }
     if (eof_) return Read::kEof;
-    const absl::Duration left = deadline - absl::Now();
-    if (left <= absl::ZeroDuration()) return Read::kTimeout;
+    // Past the deadline, one look at the pipe without waiting: what the
+    // child already wrote (just before a kill, say) is still read.
+    const absl::Duration left =
+        std::max(deadline - absl::Now(), absl::ZeroDuration());
+    const int timeout_ms =
+        left == absl::ZeroDuration()
+            ? 0
+            : static_cast<int>(std::min<int64_t>(
+                  absl::ToInt64Milliseconds(left) + 1, 1 << 30));
     pollfd p{stdout_pipe_.get(), POLLIN, 0};
-    const int ready =
-        poll(&p, 1, static_cast<int>(absl::ToInt64Milliseconds(left)) + 1);
+    const int ready = poll(&p, 1, timeout_ms);
     if (ready < 0 && errno != EINTR) return Read::kEof;
-    if (ready > 0 && !Fill()) eof_ = true;
+    if (ready > 0) {
+      if (!Fill()) eof_ = true;
+    } else if (ready == 0 && timeout_ms == 0) {
+      return Read::kTimeout;
+    }
   }
 }
 
@@ -176,4 +183,4 @@ int ChildProcess::Wait(absl::Time deadline) {
   return exit_code_;
 }
 
-}  // namespace outbox::testing
+}  // namespace outbox

@@ -3,18 +3,19 @@
 // Follows outbox-sink's request log while the sink writes it, parsing each
 // request that carries an outbox-pos-sim sale.
 
-#ifndef OUTBOX_TESTS_KILL_SINK_LOG_TAIL_H_
-#define OUTBOX_TESTS_KILL_SINK_LOG_TAIL_H_
+#ifndef OUTBOX_TOOLS_AUDIT_SINK_LOG_TAIL_H_
+#define OUTBOX_TOOLS_AUDIT_SINK_LOG_TAIL_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace outbox::testing {
+namespace outbox::audit {
 
 // One request as the sink logged it.
 struct SinkRequest {
   int64_t seq = 0;         // the sink's line number, 1-based
+  int64_t ts_ms = 0;       // when the sink received it, Unix milliseconds
   std::string id;          // webhook-id: the event id
   int status = 0;          // 0 when dropped
   bool dropped = false;    // processed, answer withheld
@@ -51,6 +52,6 @@ class SinkLogTail {
 // Parses one log line; a field it lacks keeps its default above.
 SinkRequest ParseSinkLine(const std::string& line);
 
-}  // namespace outbox::testing
+}  // namespace outbox::audit
 
-#endif  // OUTBOX_TESTS_KILL_SINK_LOG_TAIL_H_
+#endif  // OUTBOX_TOOLS_AUDIT_SINK_LOG_TAIL_H_

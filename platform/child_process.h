@@ -1,13 +1,15 @@
 // Copyright (c) edge-outbox authors.
 //
-// The one runner of child processes in tests: the real binaries (outbox-sink,
+// The one runner of child processes: the real binaries (outbox-sink,
 // outboxctl, outbox-pos-sim, the C example) started with posix_spawn, stdin
-// from /dev/null, and reaped by whoever holds them. Kill suites read stdout
-// line by line as it is written and SIGKILL the child at any moment;
-// SinkProcess and RunToExit (sink_process.h) send output to files.
+// from /dev/null, and reaped by whoever holds them. outbox-demo and the kill
+// suites read stdout line by line as it is written and SIGKILL the child at
+// any moment; the tests' SinkProcess and RunToExit (tests/testing/
+// sink_process.h) send output to files. Tests of cross builds put the
+// emulator in front of the command (tests/testing/target_command.h).
 
-#ifndef OUTBOX_TESTS_TESTING_CHILD_PROCESS_H_
-#define OUTBOX_TESTS_TESTING_CHILD_PROCESS_H_
+#ifndef OUTBOX_PLATFORM_CHILD_PROCESS_H_
+#define OUTBOX_PLATFORM_CHILD_PROCESS_H_
 
 #include <sys/types.h>
 
@@ -20,24 +22,25 @@
 #include "absl/time/time.h"
 #include "platform/scoped_fd.h"
 
-namespace outbox::testing {
+namespace outbox {
 
 // One child. REQUIRES: External synchronization.
 class ChildProcess {
  public:
-  // Starts `binary args...` with stdout on a pipe to this process (read it
-  // with ReadLine) and stderr appended to `stderr_path`.
-  // Errors: PosixError codes of pipe2 and posix_spawn.
+  // Starts `command` (the path of the binary, then its arguments; no PATH
+  // search) with stdout on a pipe to this process (read it with ReadLine)
+  // and stderr appended to `stderr_path`.
+  // Errors: kInvalidArgument for an empty command; PosixError codes of pipe2
+  // and posix_spawn.
   static absl::StatusOr<std::unique_ptr<ChildProcess>> Start(
-      const std::string& binary, const std::vector<std::string>& args,
-      const std::string& stderr_path);
+      const std::vector<std::string>& command, const std::string& stderr_path);
 
-  // Starts `binary args...` with stdout and stderr written to the files
+  // Starts `command` with stdout and stderr written to the files
   // `stdout_path` and `stderr_path` (created or truncated).
-  // Errors: PosixError codes of posix_spawn.
+  // Errors: as Start.
   static absl::StatusOr<std::unique_ptr<ChildProcess>> StartToFiles(
-      const std::string& binary, const std::vector<std::string>& args,
-      const std::string& stdout_path, const std::string& stderr_path);
+      const std::vector<std::string>& command, const std::string& stdout_path,
+      const std::string& stderr_path);
 
   // SIGKILLs and reaps the child if it is still running.
   ~ChildProcess();
@@ -46,9 +49,10 @@ class ChildProcess {
 
   enum class Read { kLine, kTimeout, kEof };
   // Waits until `deadline` for the next complete stdout line (without its
-  // newline). kEof: the child closed stdout (it exited); a last line without
-  // a newline is never returned, since the child may have died writing it.
-  // REQUIRES: started with Start() (stdout on a pipe).
+  // newline); a deadline already past still returns a line the pipe holds.
+  // kEof: the child closed stdout (it exited); a last line without a newline is
+  // never returned, since the child may have died writing it. REQUIRES: started
+  // with Start() (stdout on a pipe).
   Read ReadLine(absl::Time deadline, std::string* line);
 
   // Sends `signal`. Errors: kFailedPrecondition once the child is reaped
@@ -86,6 +90,6 @@ class ChildProcess {
   int exit_code_ = -1;
 };
 
-}  // namespace outbox::testing
+}  // namespace outbox
 
-#endif  // OUTBOX_TESTS_TESTING_CHILD_PROCESS_H_
+#endif  // OUTBOX_PLATFORM_CHILD_PROCESS_H_

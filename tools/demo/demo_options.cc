@@ -1,0 +1,144 @@
+// Copyright (c) edge-outbox authors.
+
+#include "tools/demo/demo_options.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "lib/status_macros.h"
+
+namespace outbox::demo {
+namespace {
+
+absl::Status Bad(absl::string_view flag, absl::string_view why) {
+  return absl::InvalidArgumentError(absl::StrCat("--", flag, ": ", why));
+}
+
+// The short story `make test` runs: the same steps, smaller. Higher fault
+// rates keep every fault in it at this size.
+void UseShortStory(DemoOptions* o) {
+  o->short_mode = true;
+  o->sales = 40;
+  o->rate = 200;
+  o->offline = absl::Seconds(1);
+  o->faults.fail_rate = 0.1;
+  o->faults.throttle_rate = 0.05;
+  o->faults.drop_rate = 0.05;
+  o->stall_timeout = absl::Seconds(60);
+}
+
+absl::Status SetFlag(absl::string_view name, const std::string& value,
+                     DemoOptions* o) {
+  double seconds = 0;
+  if (name == "dir") {
+    if (value.empty()) return Bad(name, "want a directory");
+    o->dir = value;
+  } else if (name == "tills") {
+    if (!absl::SimpleAtoi(value, &o->tills) || o->tills < 2 || o->tills > 9) {
+      return Bad(name, absl::StrCat("want 2 to 9 tills, got \"", value, "\""));
+    }
+  } else if (name == "sales") {
+    if (!absl::SimpleAtoi(value, &o->sales) || o->sales < 8) {
+      return Bad(name, absl::StrCat("want at least 8 sales per till, got \"",
+                                    value, "\""));
+    }
+  } else if (name == "rate") {
+    if (!absl::SimpleAtod(value, &o->rate) || !(o->rate > 0)) {
+      return Bad(
+          name, absl::StrCat("want sales per second > 0, got \"", value, "\""));
+    }
+  } else if (name == "offline-seconds") {
+    if (!absl::SimpleAtod(value, &seconds) || !(seconds >= 0)) {
+      return Bad(name, absl::StrCat("want seconds >= 0, got \"", value, "\""));
+    }
+    o->offline = absl::Seconds(seconds);
+  } else if (name == "seed") {
+    if (!absl::SimpleAtoi(value, &o->faults.seed)) {
+      return Bad(name, absl::StrCat("want an integer, got \"", value, "\""));
+    }
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown flag --", name, " (see --help)"));
+  }
+  return absl::OkStatus();
+}
+
+// Splits "--name=value" or "--name value" at args[*i]; advances *i past
+// what it used.
+absl::Status NextFlag(const std::vector<std::string>& args, size_t* i,
+                      std::string* name, std::string* value) {
+  absl::string_view arg = args[*i];
+  if (!absl::ConsumePrefix(&arg, "--")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unexpected argument \"", args[*i], "\" (see --help)"));
+  }
+  const size_t eq = arg.find('=');
+  *name = std::string(arg.substr(0, eq));
+  if (eq != absl::string_view::npos) {
+    *value = std::string(arg.substr(eq + 1));
+  } else if (*i + 1 < args.size()) {
+    *value = args[++*i];
+  } else {
+    return Bad(*name, "needs a value");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<DemoOptions> ParseDemoFlags(const std::vector<std::string>& args,
+                                           const char* short_env) {
+  DemoOptions o;
+  const bool short_flag =
+      std::find(args.begin(), args.end(), "--short") != args.end();
+  if (short_flag || (short_env != nullptr && std::string(short_env) == "1")) {
+    UseShortStory(&o);
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--short") continue;
+    if (args[i] == "--help" || args[i] == "-h") {
+      o.help = true;
+      continue;
+    }
+    std::string name, value;
+    OUTBOX_RETURN_IF_ERROR(NextFlag(args, &i, &name, &value));
+    OUTBOX_RETURN_IF_ERROR(SetFlag(name, value, &o));
+  }
+  return o;
+}
+
+std::string DemoUsage() {
+  return R"(outbox-demo: the outbox's promise, end to end, on this machine.
+
+Starts two or more tills (outbox-pos-sim, each with its own store) that commit
+sales while their receiver is down, brings the receiver (outbox-sink) up
+answering some requests 503, some 429 with Retry-After and losing some answers,
+SIGKILLs one till in the middle of its drain and restarts it, waits until every
+till has drained, and audits every committed sale against the receiver's log.
+Ends with a table per till; exits 1 if a sale was lost or a step failed.
+
+Usage:
+  outbox-demo [--short] [--dir DIR] [options]
+
+  --short              The short story (40 sales per till, 1 s offline), as
+                       `make test` runs it. Also: OUTBOX_DEMO_SHORT=1.
+  --dir DIR            Where the stores, configs and logs go. Default:
+                       demo-out. A directory left by an earlier run is
+                       replaced; any other non-empty directory is refused.
+  --tills N            Tills, 2 to 9. Default: 3.
+  --sales N            Sales per till, at least 8. Default: 300 (short: 40).
+  --rate R             Sales per second per till. Default: 100 (short: 200).
+  --offline-seconds S  The receiver stays down at least S seconds, and until
+                       every till has committed its sales. Default: 6
+                       (short: 1).
+  --seed N             Seed of the receiver's fault draws. Default: 7.
+
+Exit codes: 0 nothing lost; 1 a sale lost or a step failed; 2 usage;
+130 interrupted (every process it started is stopped first).
+)";
+}
+
+}  // namespace outbox::demo

@@ -1,0 +1,312 @@
+// Copyright (c) edge-outbox authors.
+
+#include "tools/demo/story.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "lib/status_macros.h"
+#include "tools/demo/demo_files.h"
+
+namespace outbox::demo {
+namespace {
+
+constexpr absl::Duration kTick = absl::Milliseconds(10);
+constexpr absl::Duration kStopGrace = absl::Seconds(5);
+
+std::string Percent(double rate) {
+  return absl::StrFormat("%.0f%%", rate * 100);
+}
+
+}  // namespace
+
+Story::Story(DemoOptions options, Binaries binaries, Display* display,
+             std::function<bool()> interrupted)
+    : options_(std::move(options)),
+      binaries_(std::move(binaries)),
+      display_(display),
+      interrupted_(std::move(interrupted)),
+      dir_(std::filesystem::absolute(options_.dir).lexically_normal()) {}
+
+Story::~Story() { StopAll(); }
+
+absl::Status Story::Run() {
+  const absl::Status status = RunSteps();
+  // A Ctrl-C reaches the children too, and one may fail a step first.
+  if (!status.ok() && interrupted_()) {
+    return absl::CancelledError("interrupted");
+  }
+  return status;
+}
+
+absl::Status Story::RunSteps() {
+  start_ = absl::Now();
+  OUTBOX_RETURN_IF_ERROR(Prepare());
+  OUTBOX_RETURN_IF_ERROR(StartTills());
+  OUTBOX_RETURN_IF_ERROR(CommitOffline());
+  OUTBOX_RETURN_IF_ERROR(BringReceiverUp());
+  OUTBOX_RETURN_IF_ERROR(KillOneMidDrain());
+  OUTBOX_RETURN_IF_ERROR(DrainAll());
+  OUTBOX_RETURN_IF_ERROR(StopReceiver());
+  OUTBOX_RETURN_IF_ERROR(Audit());
+  return CheckStory();
+}
+
+absl::Status Story::Prepare() {
+  OUTBOX_RETURN_IF_ERROR(PrepareOutputDir(dir_));
+  secret_path_ = dir_ + "/receiver.whsec";
+  sink_log_ = dir_ + "/receiver.log";
+  OUTBOX_RETURN_IF_ERROR(WriteSecretFile(secret_path_));
+  // The tills are configured for this port before anything listens on it:
+  // the receiver is down, and connecting is refused.
+  OUTBOX_ASSIGN_OR_RETURN(port_, ReservedPort::Reserve());
+  TillConfig config;
+  config.port = port_->port();
+  config.secret_path = secret_path_;
+  std::vector<std::string> names;
+  for (int i = 1; i <= options_.tills; ++i) {
+    TillSpec spec;
+    spec.name = absl::StrCat("till-", i);
+    const std::string till_dir = absl::StrCat(dir_, "/", spec.name);
+    std::filesystem::create_directories(till_dir);
+    spec.db = till_dir + "/db";
+    spec.config_path = till_dir + "/agent.textproto";
+    spec.stderr_path = till_dir + "/pos-sim.err";
+    spec.sales = options_.sales;
+    spec.rate = options_.rate;
+    OUTBOX_RETURN_IF_ERROR(
+        WriteTextFile(spec.config_path, TillConfigText(config)));
+    names.push_back(spec.name);
+    tills_.push_back(std::make_unique<Till>(binaries_.pos_sim, spec));
+  }
+  log_ = std::make_unique<ReceiverLog>(sink_log_, names);
+  first_started_.assign(tills_.size(), absl::InfinitePast());
+  seen_online_.assign(tills_.size(), false);
+  meters_.assign(tills_.size(), RateMeter());
+  victim_ = tills_.size() / 2;
+  Event(absl::StrCat("stores, configs and logs in ", dir_));
+  Event(absl::StrCat("receiver down: the tills deliver to 127.0.0.1:",
+                     port_->port(), ", where nothing listens yet"));
+  return absl::OkStatus();
+}
+
+absl::Status Story::StartTills() {
+  for (size_t i = 0; i < tills_.size(); ++i) {
+    OUTBOX_RETURN_IF_ERROR(tills_[i]->Start());
+    first_started_[i] = tills_[i]->run_started();
+  }
+  Event(absl::StrCat(tills_.size(), " tills selling, ", options_.sales,
+                     " sales each at ", options_.rate,
+                     "/s, each into its own store (outbox-pos-sim)"));
+  return absl::OkStatus();
+}
+
+absl::Status Story::CommitOffline() {
+  const absl::Time up_at = absl::Now() + options_.offline;
+  OUTBOX_RETURN_IF_ERROR(WaitUntil("committing offline", [&] {
+    for (const auto& till : tills_) {
+      if (static_cast<int64_t>(till->acknowledged().size()) < options_.sales) {
+        return false;
+      }
+    }
+    return absl::Now() >= up_at;
+  }));
+  Event(absl::StrCat("all ", options_.sales * options_.tills,
+                     " sales committed while the receiver was down"));
+  return absl::OkStatus();
+}
+
+absl::Status Story::BringReceiverUp() {
+  const ReceiverFaults& f = options_.faults;
+  const int port = port_->port();
+  port_->Release();
+  OUTBOX_ASSIGN_OR_RETURN(
+      sink_,
+      sink::SinkProcess::Start(
+          {binaries_.sink, "--secret-file", secret_path_, "--log", sink_log_,
+           "--fail-rate", absl::StrCat(f.fail_rate), "--throttle-rate",
+           absl::StrCat(f.throttle_rate), "--retry-after", f.retry_after,
+           "--drop-rate", absl::StrCat(f.drop_rate), "--delay-ms",
+           absl::StrCat(f.delay_ms), "--seed", absl::StrCat(f.seed)},
+          dir_, absl::Seconds(30), port));
+  Event(absl::StrCat("receiver up: outbox-sink on 127.0.0.1:", port,
+                     " answers ", Percent(f.fail_rate), " with 503, ",
+                     Percent(f.throttle_rate),
+                     " with 429 + Retry-After: ", f.retry_after, ", loses ",
+                     Percent(f.drop_rate), " of its answers"));
+  return absl::OkStatus();
+}
+
+absl::Status Story::KillOneMidDrain() {
+  Till& till = *tills_[victim_];
+  const TillTally& tally = log_->tally(victim_);
+  const size_t quarter = static_cast<size_t>(std::max<int64_t>(
+      1, static_cast<int64_t>(till.acknowledged().size()) / 4));
+  OUTBOX_RETURN_IF_ERROR(WaitUntil("draining, before the kill", [&] {
+    return tally.delivered.size() >= quarter || till.drained();
+  }));
+  if (till.state() != Till::State::kRunning) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        till.spec().name, " had drained and exited before the SIGKILL; run ",
+        "with more --sales"));
+  }
+  OUTBOX_RETURN_IF_ERROR(till.Kill());
+  const absl::Time killed_at = absl::Now();
+  log_->Poll();
+  const int64_t left = Pending(victim_);
+  if (till.drained() || left <= 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the SIGKILL landed after ", till.spec().name,
+                     " had drained, not in its drain; run with more --sales"));
+  }
+  Event(absl::StrCat("SIGKILL ", till.spec().name, " in the middle of its ",
+                     "drain: ", tally.delivered.size(), " of ",
+                     till.acknowledged().size(), " sales delivered"));
+  OUTBOX_RETURN_IF_ERROR(WaitUntil("showing the killed till", [&] {
+    return absl::Now() - killed_at > absl::Milliseconds(300);
+  }));
+  OUTBOX_RETURN_IF_ERROR(till.Start());
+  Event(absl::StrCat("restarted ", till.spec().name, ": its store continues ",
+                     "at sale ", options_.sales, ", its agent resends what ",
+                     "was not acknowledged, under the same event ids"));
+  return absl::OkStatus();
+}
+
+absl::Status Story::DrainAll() {
+  std::vector<bool> noted(tills_.size(), false);
+  OUTBOX_RETURN_IF_ERROR(WaitUntil("draining", [&] {
+    bool all = true;
+    for (size_t i = 0; i < tills_.size(); ++i) {
+      if (tills_[i]->drained() && !noted[i]) {
+        noted[i] = true;
+        Event(absl::StrCat(tills_[i]->spec().name, " drained: nothing ",
+                           "pending in its store"));
+      }
+      all = all && tills_[i]->state() == Till::State::kExited;
+    }
+    return all;
+  }));
+  return absl::OkStatus();
+}
+
+absl::Status Story::StopReceiver() {
+  OUTBOX_ASSIGN_OR_RETURN(const int code, sink_->Stop());
+  log_->Poll();
+  display_->EndLive();
+  if (code != 0) {
+    return absl::InternalError(absl::StrCat("outbox-sink exited with ", code,
+                                            "; see ", sink_->stderr_path()));
+  }
+  Event("every till drained and exited; receiver stopped");
+  return absl::OkStatus();
+}
+
+absl::Status Story::Tick() {
+  const absl::Time now = absl::Now();
+  for (const auto& till : tills_) {
+    OUTBOX_RETURN_IF_ERROR(till->Poll());
+    OUTBOX_RETURN_IF_ERROR(CheckTill(*till));
+  }
+  log_->Poll();
+  std::vector<TillLive> live;
+  for (size_t i = 0; i < tills_.size(); ++i) {
+    const TillTally& tally = log_->tally(i);
+    meters_[i].Add(now, static_cast<int64_t>(tally.delivered.size()));
+    const std::string state = StateOf(i);
+    if (state == "online" && !seen_online_[i]) {
+      seen_online_[i] = true;
+      Event(absl::StrCat(tills_[i]->spec().name, " online after ",
+                         absl::FormatDuration(absl::Trunc(
+                             tally.first_request - first_started_[i],
+                             absl::Milliseconds(100))),
+                         " offline"));
+    }
+    live.push_back({tills_[i]->spec().name, state, Pending(i),
+                    static_cast<int64_t>(tally.delivered.size()),
+                    meters_[i].PerSecond()});
+  }
+  display_->Live(now, FormatLiveLine(now - start_, live));
+  return absl::OkStatus();
+}
+
+absl::Status Story::CheckTill(const Till& till) const {
+  if (till.state() != Till::State::kExited) return absl::OkStatus();
+  if (till.exit_code() == 0 && till.drained()) return absl::OkStatus();
+  return absl::InternalError(
+      absl::StrCat(till.spec().name, ": outbox-pos-sim exited with ",
+                   till.exit_code(), till.drained() ? "" : " before it drained",
+                   "; see ", till.spec().stderr_path));
+}
+
+absl::Status Story::WaitUntil(absl::string_view step,
+                              const std::function<bool()>& done) {
+  int64_t mark = -1;
+  absl::Time moved = absl::Now();
+  for (;;) {
+    if (interrupted_()) return absl::CancelledError("interrupted");
+    OUTBOX_RETURN_IF_ERROR(Tick());
+    if (done()) return absl::OkStatus();
+    const int64_t progress = Progress();
+    if (progress != mark) {
+      mark = progress;
+      moved = absl::Now();
+    } else if (absl::Now() - moved > options_.stall_timeout) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "step \"", step, "\" made no progress for ",
+          absl::FormatDuration(options_.stall_timeout), "; see the tills' ",
+          "pos-sim.err and the receiver's sink-*.err in ", dir_));
+    }
+    absl::SleepFor(kTick);
+  }
+}
+
+// Anything that moves: lines printed, requests received, runs started.
+int64_t Story::Progress() const {
+  int64_t sum = log_->strays();
+  for (size_t i = 0; i < tills_.size(); ++i) {
+    sum += static_cast<int64_t>(tills_[i]->acknowledged().size()) +
+           static_cast<int64_t>(log_->tally(i).requests.size()) +
+           tills_[i]->runs() + static_cast<int64_t>(tills_[i]->state());
+  }
+  return sum;
+}
+
+std::string Story::StateOf(size_t i) const {
+  const Till& till = *tills_[i];
+  switch (till.state()) {
+    case Till::State::kNotStarted:
+      return "offline";
+    case Till::State::kKilled:
+      return "killed";
+    case Till::State::kExited:
+      return "done";
+    case Till::State::kRunning:
+      break;
+  }
+  if (till.drained()) return "drained";
+  // Online once the receiver has seen a request from this run.
+  const bool reached = absl::FromUnixMillis(0) < log_->tally(i).last_request &&
+                       log_->tally(i).last_request >= till.run_started();
+  return reached ? "online" : "offline";
+}
+
+int64_t Story::Pending(size_t i) const {
+  return std::max<int64_t>(
+      0, static_cast<int64_t>(tills_[i]->acknowledged().size()) -
+             static_cast<int64_t>(log_->tally(i).delivered.size()));
+}
+
+void Story::Event(absl::string_view text) {
+  display_->Event(absl::Now() - start_, text);
+}
+
+void Story::StopAll() {
+  for (const auto& till : tills_) till->Stop(kStopGrace);
+  if (sink_ != nullptr) sink_->Stop().IgnoreError();
+}
+
+}  // namespace outbox::demo
