@@ -425,6 +425,9 @@ absl::Status StoreImpl::RebuildIndex() {
   uint64_t count = 0, bytes = 0;
   const int64_t now_ms = ToStoredMillis(Now());
   const int64_t index_now = IndexNow();
+  // Filled only for an entry the scan leaves to the full decoder; one
+  // message for the whole open, not one built per entry.
+  storage::OutboxEntry decoded;
   for (; it->Valid(); it->Next()) {
     ++count;
     bytes += it->value().size();
@@ -434,7 +437,6 @@ absl::Status StoreImpl::RebuildIndex() {
                                               it->key().ToString(true), " in ",
                                               keys::kPendingFamily));
     }
-    storage::OutboxEntry decoded;  // only if the scan leaves it to decoding
     absl::StatusOr<EntryIndexFields> entry =
         ReadIndexFields(*seq, View(it->value()), &decoded);
     if (!entry.ok()) {
