@@ -44,6 +44,8 @@ inline constexpr absl::Duration kSoakIdempotencyWindow = absl::Hours(1);
 // A wall-clock jump: a board without a real-time clock booting six years
 // behind, or NTP correcting it.
 inline constexpr absl::Duration kSoakClockJump = absl::Hours(24 * 365 * 6);
+// Every this many cycles, one burst and one jump are not left to chance.
+inline constexpr int kSoakForcedEvery = 8;
 
 // The agent's configuration: one destination, the receiver; retries,
 // Retry-After and probes wait at most 1 s; dead letters are purged by the

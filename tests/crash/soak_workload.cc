@@ -209,6 +209,13 @@ void PowerCutSoak::Workload(int cycle) {
       Commit(index, cycle);
     }
   }
+  // Short runs (50 cycles on emulated boards) draw too few actions to be
+  // sure of a burst or a jump: every kSoakForcedEvery cycles, one of each
+  // comes first.
+  if (Alive() && cycle % kSoakForcedEvery == 0) Burst(cycle);
+  if (Alive() && cycle % kSoakForcedEvery == kSoakForcedEvery / 2) {
+    JumpWallClock();
+  }
   const int actions = Uniform(3, 9);
   for (int i = 0; i < actions && Alive(); ++i) {
     const double draw = std::uniform_real_distribution<double>(0, 1)(gen_);
