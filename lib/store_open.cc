@@ -30,6 +30,7 @@
 #include "lib/store_impl.h"
 #include "lib/store_path.h"
 #include "platform/posix_error.h"
+#include "platform/private_dir.h"
 
 namespace outbox {
 namespace {
@@ -216,6 +217,11 @@ absl::Status StoreImpl::OpenDb(rocksdb::Env* env) {
   if (!fresh) {
     OUTBOX_ASSIGN_OR_RETURN(fresh, ReadFamilies(db_options, &families));
   }
+  // RocksDB's files are as readable as the umask makes them (0644 usually):
+  // the directory is what keeps every event private to its owner. A new
+  // store's is made 0700 before RocksDB writes into it, whatever the umask.
+  OUTBOX_RETURN_IF_ERROR(fresh ? MakePrivateDirectory(path_)
+                               : CheckDirectoryPrivate(path_, "outbox store"));
   OUTBOX_RETURN_IF_ERROR(OpenRocks(db_options, memory, families));
   OUTBOX_RETURN_IF_ERROR(LoadOrCreateManifest(fresh, families));
   OUTBOX_RETURN_IF_ERROR(LoadQueueState());
@@ -448,12 +454,11 @@ absl::Status StoreImpl::RebuildIndex() {
     // passed; a new event keeps its deliver_after delay, a business rule.
     const ClockBack clock_back =
         Rescheduled(*entry) ? ClockBack::kDueNow : ClockBack::kKeepDelay;
-    IndexEntryLocked(*seq, entry->ordering_key, entry->destination,
-                     entry->type,
-                     IndexDueAt(entry->next_attempt_unix_ms,
-                                ScheduledAt(*entry), clock_back, now_ms,
-                                index_now),
-                     it->value().size());
+    IndexEntryLocked(
+        *seq, entry->ordering_key, entry->destination, entry->type,
+        IndexDueAt(entry->next_attempt_unix_ms, ScheduledAt(*entry), clock_back,
+                   now_ms, index_now),
+        it->value().size());
   }
   if (!it->status().ok()) {
     return FromRocks(it->status(), "reading the queue");

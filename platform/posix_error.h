@@ -4,33 +4,25 @@
 // util/env_posix.cc has the same helper). The code says what the caller
 // does next, per the project's rules:
 //
-//   errno                                   code                 next step
-//   ENOENT                                  kNotFound            create it, or
-//   fix the name EACCES EPERM                            kPermissionDenied fix
-//   the mode, owner or
-//                                                                capability; a
-//                                                                retry fails
-//                                                                too
-//   ENOSPC EDQUOT EFBIG                     kResourceExhausted   free disk
-//   space or quota EMFILE ENFILE ENOMEM ENOBUFS            kResourceExhausted
-//   release descriptors or
-//                                                                memory; later
-//                                                                may work
-//   EINTR EAGAIN EBUSY ETIMEDOUT            kUnavailable         retry the call
-//   ECONNREFUSED ECONNRESET ECONNABORTED
-//   EPIPE ENETDOWN ENETUNREACH EHOSTUNREACH
-//   EIO                                     kDataLoss            check the
-//   medium; do not
-//                                                                retry as if
-//                                                                nothing
-//                                                                happened
-//   EINVAL ENAMETOOLONG E2BIG               kInvalidArgument     fix the input
-//   EEXIST                                  kAlreadyExists       use or remove
-//   what is there ENOTDIR EISDIR ELOOP ENXIO ENOTEMPTY    kFailedPrecondition
-//   the file system is not in EROFS EXDEV ETXTBSY the state the call needs
-//   ENOSYS EOPNOTSUPP EAFNOSUPPORT          kUnimplemented       this kernel or
-//   sandbox does EPROTONOSUPPORT not offer it; do without EBADF EFAULT
-//   kInternal            a bug in the caller anything else kUnknown
+//   - ENOENT -> kNotFound: create it, or fix the name.
+//   - EACCES EPERM -> kPermissionDenied: fix the mode, owner or capability;
+//     a retry fails too.
+//   - ENOSPC EDQUOT EFBIG -> kResourceExhausted: free disk space or quota.
+//   - EMFILE ENFILE ENOMEM ENOBUFS -> kResourceExhausted: release
+//     descriptors or memory; later may work.
+//   - EINTR EAGAIN EBUSY ETIMEDOUT ECONNREFUSED ECONNRESET ECONNABORTED EPIPE
+//     ENETDOWN ENETUNREACH EHOSTUNREACH -> kUnavailable: retry the call.
+//   - EIO -> kDataLoss: check the medium; do not retry as if nothing
+//     happened.
+//   - EINVAL ENAMETOOLONG E2BIG -> kInvalidArgument: fix the input.
+//   - EEXIST -> kAlreadyExists: use or remove what is there.
+//   - ENOTDIR EISDIR ELOOP ENXIO ENOTEMPTY EROFS EXDEV ETXTBSY ->
+//     kFailedPrecondition: the file system is not in the state the call
+//     needs.
+//   - ENOSYS EOPNOTSUPP EAFNOSUPPORT EPROTONOSUPPORT -> kUnimplemented: this
+//     kernel or sandbox does not offer it; do without.
+//   - EBADF EFAULT -> kInternal: a bug in the caller.
+//   - anything else -> kUnknown.
 //
 // EIO is not kUnavailable: it is the device reporting a failed transfer. A
 // read may have lost the sector for good, and after a failed fsync() Linux

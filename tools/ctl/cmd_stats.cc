@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "lib/status_macros.h"
+#include "platform/private_dir.h"
 #include "tools/ctl/command.h"
 #include "tools/ctl/event_format.h"
 #include "tools/ctl/store_access.h"
@@ -21,8 +22,9 @@ constexpr char kUsage[] =
     "Prints the queue's figures: pending events and their stored bytes, the\n"
     "age of the oldest pending event, dead letters, events delivered and\n"
     "dead letters purged (by the agent's dead_letter_retention or by\n"
-    "purge-dead) since the store was created. Read-only: works while\n"
-    "outbox-agent runs.\n"
+    "purge-dead) since the store was created, and the mode of the store's\n"
+    "directory (0700: only its owner may enter; a store others can reach is\n"
+    "refused). Read-only: works while outbox-agent runs.\n"
     "\n"
     "  --json   one JSON object instead of text\n";
 
@@ -33,6 +35,10 @@ absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
   OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Store> store,
                           OpenForReading(context.db));
   OUTBOX_ASSIGN_OR_RETURN(Stats stats, store->GetStats());
+  // The open refused a directory others can reach: this shows it is 0700
+  // (or 0500), or what the owner set it to.
+  OUTBOX_ASSIGN_OR_RETURN(const unsigned mode, DirectoryMode(context.db));
+  const std::string mode_text = absl::StrFormat("%04o", mode);
   const absl::Time now = absl::Now();
   if (args.Has("json")) {
     nlohmann::ordered_json j;
@@ -44,6 +50,7 @@ absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
     j["dead_letters"] = stats.dead_letters;
     j["delivered_total"] = stats.delivered_total;
     j["dead_letters_purged"] = stats.dead_letters_purged;
+    j["store_dir_mode"] = mode_text;
     Write(context.out, absl::StrCat(DumpJson(j), "\n"));
     return absl::OkStatus();
   }
@@ -64,6 +71,7 @@ absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
                         "delivered total:", stats.delivered_total);
   absl::StrAppendFormat(&text, "%-20s %d\n",
                         "dead letters purged:", stats.dead_letters_purged);
+  absl::StrAppendFormat(&text, "%-20s %s\n", "store dir mode:", mode_text);
   absl::StrAppendFormat(&text, "%-20s %s\n", "as of:", FormatRfc3339(now));
   Write(context.out, text);
   return absl::OkStatus();

@@ -118,7 +118,9 @@ TEST_F(CtlEmitTest, StatsCountsThePendingEvent) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("pending events:      1\n"));
   EXPECT_THAT(r.out, HasSubstr("dead letters:        0\n"));
+  EXPECT_THAT(r.out, HasSubstr("store dir mode:      0700\n"));
   const nlohmann::json v = Json(Ctl({"stats", "--json"}));
+  EXPECT_EQ(Field(v, "store_dir_mode"), "0700");
   EXPECT_EQ(Field(v, "pending_events"), "1");
   EXPECT_EQ(Field(v, "dead_letters"), "0");
   EXPECT_EQ(Field(v, "delivered_total"), "0");

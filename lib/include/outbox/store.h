@@ -135,12 +135,17 @@ struct Stats {
 class Store {
  public:
   // Opens (or creates, see Options::create_if_missing) the store at `path`.
+  // A new store's directory is made 0700 whatever the umask: RocksDB's files
+  // inside are as readable as the umask makes them, so the directory is what
+  // keeps every event private to its owner.
   // Errors:
   //   kInvalidArgument     bad Options (table names).
   //   kNotFound            no store at `path` and create_if_missing is false.
   //   kFailedPrecondition  `path` holds something that is not an outbox store,
   //                        a store of a newer schema version, or tables that
-  //                        Options does not name.
+  //                        Options does not name; or the store's directory
+  //                        gives group or others any access (the message
+  //                        says the chmod 700 that fixes it).
   //   kDataLoss            the store's own metadata is corrupt, or a table
   //                        the store recorded has disappeared.
   //   kUnavailable         the store is open elsewhere (another process).
