@@ -53,7 +53,9 @@ void outbox_free(void* ptr);
 const char* outbox_code_name(int code);
 
 /* Opens (creating it if missing) the store at `path` with the record tables
- * `tables[0..num_tables)`, commits fsync'ed. NULL on failure. */
+ * `tables[0..num_tables)`, commits fsync'ed. NULL on failure. A new store's
+ * directory is made 0700; one that group or others can reach is refused
+ * (FAILED_PRECONDITION; the message says the chmod 700). */
 outbox_store* outbox_open(const char* path, const char* const* tables,
                           size_t num_tables, char** errptr);
 
