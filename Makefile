@@ -5,7 +5,7 @@
 # runs (outbox-sink, outbox-pos-sim) and runs its story.
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build test demo soak bench fuzz format clean
+.PHONY: all deps configure build test demo soak bench fuzz format clean readme-help
 .PHONY: sysroot-aarch64 static-deps-aarch64 build-aarch64 test-aarch64
 .PHONY: sysroot-armhf static-deps-armhf build-armhf test-armhf
 
@@ -46,6 +46,11 @@ FUZZ_SECONDS ?= 600
 fuzz: build
 	OUTBOX_FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --test-dir build -L '^fuzz$$' \
 	  -j $(JOBS) --output-on-failure --timeout $$(( $(FUZZ_SECONDS) + 300 ))
+
+# Rewrites the README's command-line reference from each program's --help
+# (the ctest Readme.CommandLineReferenceIsEachProgramsHelp checks it).
+readme-help: build
+	python3 tests/usage/help_blocks.py update --readme README.md --bin-dir build/bin
 
 format:
 	git ls-files '*.h' '*.cc' '*.c' | xargs clang-format -i

@@ -94,6 +94,9 @@ int main(int argc, char** argv) {
       if (!absl::SimpleAtoi(argv[++i], &sales) || sales < 0) sales = -1;
     } else if (arg == "--rate" && has_value) {
       if (!absl::SimpleAtod(argv[++i], &rate) || rate <= 0) rate = -1;
+    } else if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
     } else {
       std::cerr << "outbox-pos-sim: bad argument '" << arg << "'\n" << kUsage;
       return 2;

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""The README's command-line reference is each program's own --help.
+
+Every block of the README of the form
+
+    <!-- help: outboxctl stats --help -->
+    ```text
+    ...
+    ```
+
+holds what that command prints, verbatim. `check` (a ctest) fails on any
+difference, and also when a program or an outboxctl command has no block;
+`update` rewrites the blocks from the programs (`make readme-help`).
+"""
+
+import argparse
+import difflib
+import os
+import re
+import subprocess
+import sys
+
+BLOCK = re.compile(r"<!-- help: (?P<cmd>[^>]+?) -->\n```text\n(?P<text>.*?)```\n",
+                   re.S)
+PROGRAMS = ["outbox-agent", "outboxctl", "outbox-sink", "outbox-pos-sim",
+            "outbox-demo"]
+
+
+def run(bin_dir, command):
+    args = command.split()
+    args[0] = os.path.join(bin_dir, args[0])
+    done = subprocess.run(args, capture_output=True, text=True, timeout=60,
+                          check=False)
+    if done.returncode != 0:
+        sys.exit(f"`{command}` exited {done.returncode}: {done.stderr}")
+    return done.stdout.rstrip("\n") + "\n"
+
+
+def ctl_commands(bin_dir):
+    """The commands `outboxctl --help` lists under "commands:"."""
+    text = run(bin_dir, "outboxctl --help")
+    listed = text.split("commands:\n", 1)[1].split("\n\n", 1)[0]
+    return [line.split()[0] for line in listed.splitlines() if line.strip()]
+
+
+def expected_commands(bin_dir):
+    commands = [f"{p} --help" for p in PROGRAMS]
+    commands += [f"outboxctl {c} --help" for c in ctl_commands(bin_dir)]
+    return commands
+
+
+def check(readme, bin_dir):
+    failures = []
+    documented = set()
+    for block in BLOCK.finditer(readme):
+        command = block["cmd"]
+        documented.add(command)
+        actual = run(bin_dir, command)
+        if block["text"] != actual:
+            diff = difflib.unified_diff(
+                block["text"].splitlines(True), actual.splitlines(True),
+                "README.md", command)
+            failures.append(f"README's block for `{command}` differs from "
+                            f"its output:\n{''.join(diff)}")
+    for command in expected_commands(bin_dir):
+        if command not in documented:
+            failures.append(f"README.md has no block for `{command}`")
+    for f in failures:
+        print(f)
+    if failures:
+        print("run `make readme-help` to rewrite the blocks")
+        return 1
+    print(f"{len(documented)} help blocks match their programs")
+    return 0
+
+
+def update(path, readme, bin_dir):
+    def replace(block):
+        return (f"<!-- help: {block['cmd']} -->\n```text\n"
+                f"{run(bin_dir, block['cmd'])}```\n")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(BLOCK.sub(replace, readme))
+    return check(BLOCK.sub(replace, readme), bin_dir)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("mode", choices=["check", "update"])
+    parser.add_argument("--readme", required=True)
+    parser.add_argument("--bin-dir", required=True)
+    args = parser.parse_args()
+    with open(args.readme, encoding="utf-8") as f:
+        readme = f.read()
+    if args.mode == "check":
+        return check(readme, args.bin_dir)
+    return update(args.readme, readme, args.bin_dir)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
