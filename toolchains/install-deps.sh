@@ -17,6 +17,7 @@ packages=(
   libsqlite3-dev          # the SQLite baseline of tests/bench/outbox_bench
   openssl                 # test certificates
   file                    # CI checks that the aarch64 agent is static
+  systemd                 # systemd-analyze verify, systemd-sysusers (tests/dist)
   clang libclang-rt-14-dev  # libFuzzer + ASan/UBSan runtimes (tests/fuzz)
 )
 
