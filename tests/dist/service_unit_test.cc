@@ -45,6 +45,17 @@ std::string FindOnPath(const std::string& name) {
   return "";
 }
 
+// Sets `*path` to systemd's tool `name`, or skips the test (fails it under
+// OUTBOX_REQUIRE) and leaves `*path` empty: the caller then returns.
+void FindSystemdTool(const std::string& name, std::string* path) {
+  *path = FindOnPath(name);
+  if (path->empty()) {
+    OUTBOX_SKIP_WITHOUT("systemd", name +
+                                       " is not on PATH (Debian package "
+                                       "systemd)");
+  }
+}
+
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -53,12 +64,9 @@ std::string ReadAll(const std::string& path) {
 }
 
 TEST(ServiceUnitTest, SystemdAnalyzeVerifyAcceptsTheUnit) {
-  const std::string analyze = FindOnPath("systemd-analyze");
-  if (analyze.empty()) {
-    OUTBOX_SKIP_WITHOUT("systemd",
-                        "systemd-analyze is not on PATH (Debian package "
-                        "systemd)");
-  }
+  std::string analyze;
+  FindSystemdTool("systemd-analyze", &analyze);
+  if (analyze.empty()) return;
   testing::TempDir dir;
   absl::StatusOr<sink::ExitResult> run = sink::RunToExit(
       analyze, dir.path(), {"verify", kUnit}, absl::Seconds(60));
@@ -70,12 +78,9 @@ TEST(ServiceUnitTest, SystemdAnalyzeVerifyAcceptsTheUnit) {
 }
 
 TEST(ServiceUnitTest, SysusersCreatesTheUserTheUnitRunsAs) {
-  const std::string sysusers = FindOnPath("systemd-sysusers");
-  if (sysusers.empty()) {
-    OUTBOX_SKIP_WITHOUT("systemd",
-                        "systemd-sysusers is not on PATH (Debian package "
-                        "systemd)");
-  }
+  std::string sysusers;
+  FindSystemdTool("systemd-sysusers", &sysusers);
+  if (sysusers.empty()) return;
   if (geteuid() != 0) {
     OUTBOX_SKIP_WITHOUT("root", "systemd-sysusers --root needs root");
   }
