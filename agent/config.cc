@@ -5,6 +5,7 @@
 
 #include "agent/config.h"
 
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <utility>
@@ -179,10 +180,13 @@ absl::StatusOr<AgentConfig> ParseAgentConfig(absl::string_view text,
   }
 
   const size_t slash = source_name.rfind('/');
+  // Set by systemd for a unit with LoadCredential= (dist/).
+  const char* credentials_dir = std::getenv("CREDENTIALS_DIRECTORY");
   const Checker c(source_name,
                   slash == absl::string_view::npos
                       ? absl::string_view()
-                      : source_name.substr(0, slash == 0 ? 1 : slash));
+                      : source_name.substr(0, slash == 0 ? 1 : slash),
+                  credentials_dir == nullptr ? "" : credentials_dir);
   const Node root{&proto, &tree, "", 0};
   AgentConfig config;
   OUTBOX_RETURN_IF_ERROR(config_internal::ApplyRetry(

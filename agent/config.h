@@ -36,7 +36,8 @@ struct Destination {
   // with all of them. Empty when no secrets file is configured.
   std::vector<WebhookSecret> secrets;
   // The secrets file as resolved (absolute, or relative to the working
-  // directory when the configuration's own path was relative); empty if none.
+  // directory when the configuration's own path was relative;
+  // $CREDENTIALS_DIRECTORY replaced); empty if none.
   std::string secrets_file;
   absl::Duration connect_timeout = absl::Seconds(10);
   absl::Duration timeout = absl::Seconds(30);
@@ -88,14 +89,17 @@ struct AgentConfig {
 };
 
 // Reads and validates the configuration file at `path`. Relative paths inside
-// it resolve against the file's directory.
+// it resolve against the file's directory, and paths starting with
+// "$CREDENTIALS_DIRECTORY/" against that environment variable (systemd's
+// LoadCredential=), read once per call.
 // Errors:
 //   kNotFound          `path`, a secrets file, a header value file or a TLS
 //                      file does not exist
 //   kPermissionDenied  a file exists but cannot be read by this process
 //   kFailedPrecondition a secrets file or header value file is readable by
 //                      group or others (the message says which chmod fixes
-//                      it), or a path is not the kind of file expected
+//                      it), a path is not the kind of file expected, or a
+//                      path names $CREDENTIALS_DIRECTORY and it is not set
 //   kInvalidArgument   syntax error ("file:line:column: ..."), a value out of
 //                      range, an unknown destination, a malformed secret, ...
 absl::StatusOr<AgentConfig> LoadAgentConfig(const std::string& path);

@@ -1,6 +1,7 @@
 // Copyright (c) edge-outbox authors.
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "agent/config_internal.h"
 #include "lib/status_macros.h"
@@ -67,7 +68,19 @@ absl::Status Checker::Error(const Node& node, absl::string_view field,
       code, absl::StrCat(where, ": ", PathOf(node, field, index), ": ", what));
 }
 
-std::string Checker::Resolve(const std::string& path) const {
+absl::StatusOr<std::string> Checker::Resolve(const std::string& path) const {
+  for (const absl::string_view prefix :
+       {"$CREDENTIALS_DIRECTORY/", "${CREDENTIALS_DIRECTORY}/"}) {
+    if (!absl::StartsWith(path, prefix)) continue;
+    if (credentials_dir_.empty()) {
+      return absl::FailedPreconditionError(
+          "names $CREDENTIALS_DIRECTORY, which is not set: systemd sets it "
+          "for a service with LoadCredential= (README: \"Running on a "
+          "device\"); outside systemd, set it to the directory holding the "
+          "file, or write the file's own path");
+    }
+    return absl::StrCat(credentials_dir_, "/", path.substr(prefix.size()));
+  }
   if (path.empty() || path.front() == '/' || dir_.empty()) return path;
   return dir_ == "/" ? absl::StrCat("/", path) : absl::StrCat(dir_, "/", path);
 }

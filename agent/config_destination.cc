@@ -116,10 +116,13 @@ absl::Status ParseHeaders(const Checker& c, const Node& node,
                                       "\" contains CR, LF or NUL"));
         }
       } else {
-        absl::StatusOr<std::string> read =
+        absl::StatusOr<std::string> path =
             value.empty()
                 ? absl::InvalidArgumentError("needs the path of its value file")
-                : config_files::ReadHeaderValueFile(c.Resolve(value));
+                : c.Resolve(value);
+        absl::StatusOr<std::string> read =
+            path.ok() ? config_files::ReadHeaderValueFile(*path)
+                      : path.status();
         if (!read.ok()) {
           return c.Error(
               node, field, i,
@@ -152,7 +155,9 @@ absl::Status ParseTls(const Checker& c, const Node& node, TlsOptions* tls) {
   // later on a device that boots offline.
   for (const File& file : files) {
     if (file.path.empty()) continue;
-    *file.resolved = c.Resolve(file.path);
+    absl::StatusOr<std::string> resolved = c.Resolve(file.path);
+    if (!resolved.ok()) return c.Wrap(node, file.field, resolved.status());
+    *file.resolved = *std::move(resolved);
     absl::Status readable =
         config_files::CheckReadable(*file.resolved, file.directory);
     if (!readable.ok()) return c.Wrap(node, file.field, readable);
@@ -207,7 +212,9 @@ absl::Status ParseDestination(const Checker& c, const Node& node,
                      "secrets; put the secret in a file (chmod 600) and name "
                      "that file here");
     }
-    out->secrets_file = c.Resolve(in.secrets_file());
+    absl::StatusOr<std::string> path = c.Resolve(in.secrets_file());
+    if (!path.ok()) return c.Wrap(node, "secrets_file", path.status());
+    out->secrets_file = *std::move(path);
     absl::StatusOr<std::vector<WebhookSecret>> secrets =
         ReadSecretsFile(out->secrets_file);
     if (!secrets.ok()) return c.Wrap(node, "secrets_file", secrets.status());

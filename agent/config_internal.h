@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "agent/config.h"
@@ -33,15 +34,17 @@ struct Node {
 };
 
 // Turns fields into error messages "source:line: path: what", reads duration
-// fields and resolves relative paths, for one configuration text. Fields are
-// named by their proto names, so a message names exactly what to edit.
+// fields and resolves paths, for one configuration text. Fields are named by
+// their proto names, so a message names exactly what to edit.
 // Immutable; safe for concurrent use.
 class Checker {
  public:
   // `source` prefixes messages; relative paths resolve against `dir` ("" for
-  // the working directory).
-  Checker(absl::string_view source, absl::string_view dir)
-      : source_(source), dir_(dir) {}
+  // the working directory), paths starting with $CREDENTIALS_DIRECTORY/
+  // against `credentials_dir` ("" when that variable is not set).
+  Checker(absl::string_view source, absl::string_view dir,
+          absl::string_view credentials_dir)
+      : source_(source), dir_(dir), credentials_dir_(credentials_dir) {}
 
   // REQUIRES: `field` names a field of node.message (a typo here is a bug,
   // not a configuration error); message fields for Child().
@@ -67,8 +70,14 @@ class Checker {
   }
 
   // Relative paths are relative to the configuration file's directory, so a
-  // configuration and its secrets can move together.
-  std::string Resolve(const std::string& path) const;
+  // configuration and its secrets can move together. A path starting with
+  // "$CREDENTIALS_DIRECTORY/" (or "${CREDENTIALS_DIRECTORY}/") is relative to
+  // the directory where systemd puts a service's LoadCredential= copies, so
+  // secrets kept root-only on disk reach the agent without a literal
+  // /run/credentials/<unit> path (see dist/outbox-agent.service.in).
+  // Errors: kFailedPrecondition when the path names $CREDENTIALS_DIRECTORY
+  // and it is not set. The message never repeats the path.
+  absl::StatusOr<std::string> Resolve(const std::string& path) const;
 
   enum class Bound { kPositive, kNonNegative };
 
@@ -83,6 +92,7 @@ class Checker {
 
   std::string source_;
   std::string dir_;
+  std::string credentials_dir_;
 };
 
 // Applies the overrides of `node` (an outbox.config.RetryConfig) to

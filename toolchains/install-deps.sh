@@ -18,6 +18,7 @@ packages=(
   openssl                 # test certificates
   file                    # CI checks that the aarch64 agent is static
   python3                 # tests/usage/help_blocks.py: the README's CLI reference
+  systemd                 # systemd-analyze verify, systemd-sysusers (tests/dist)
   clang libclang-rt-14-dev  # libFuzzer + ASan/UBSan runtimes (tests/fuzz)
 )
 
