@@ -72,7 +72,8 @@ absl::Status AgentImpl::Init() {
       netlink_ = *std::move(netlink);
       fds.push_back(netlink_->fd());
     } else {
-      Log(absl::StrCat("network changes not watched (",
+      Log(LogSeverity::kWarning, LogEvent::kNetworkNotWatched,
+          absl::StrCat("network changes not watched (",
                        netlink.status().message(),
                        "); unreachable destinations are probed on a timer"));
     }
@@ -84,7 +85,25 @@ absl::Status AgentImpl::Init() {
   // Store::SetWakeup requires; the destructor unsets it before wakeup_ goes.
   Wakeup* wakeup = wakeup_.get();
   store_->SetWakeup([wakeup] { wakeup->Signal(); });
+  LogStoreOpened();
   return absl::OkStatus();
+}
+
+void AgentImpl::LogStoreOpened() {
+  absl::StatusOr<Stats> stats = store_->GetStats();
+  if (!stats.ok()) {
+    Log(LogSeverity::kWarning, LogEvent::kStoreOpened,
+        absl::StrCat("store opened; its counters cannot be read (",
+                     stats.status().message(), ")"));
+    return;
+  }
+  Log(LogSeverity::kInfo, LogEvent::kStoreOpened,
+      absl::StrCat("store opened: ", stats->pending_events,
+                   " event(s) pending (", stats->pending_bytes,
+                   " bytes, oldest ",
+                   absl::FormatDuration(absl::Trunc(stats->oldest_pending_age,
+                                                    absl::Seconds(1))),
+                   "), ", stats->dead_letters, " dead letter(s)"));
 }
 
 void AgentImpl::Stop() {
@@ -94,6 +113,8 @@ void AgentImpl::Stop() {
 
 absl::Status AgentImpl::ResumeDestination(absl::string_view name) {
   OUTBOX_RETURN_IF_ERROR(reachability_.Resume(name));
+  Log(LogSeverity::kInfo, LogEvent::kDestinationResumed,
+      absl::StrCat("destination ", name, " resumed"), "", name);
   next_due_ = absl::InfinitePast();  // look again at once
   return absl::OkStatus();
 }
@@ -104,8 +125,17 @@ AgentStats AgentImpl::stats() const {
   return s;
 }
 
-void AgentImpl::Log(absl::string_view line) {
-  if (options_.log) options_.log(line);
+void AgentImpl::Log(LogSeverity severity, LogEvent event, std::string message,
+                    absl::string_view event_id, absl::string_view destination) {
+  if (!options_.log) return;
+  LogRecord record;
+  record.time = clock_->Now();
+  record.severity = severity;
+  record.event = event;
+  record.event_id = std::string(event_id);
+  record.destination = std::string(destination);
+  record.message = std::move(message);
+  options_.log(record);
 }
 
 absl::Status AgentImpl::Run() {
@@ -173,7 +203,8 @@ absl::Status AgentImpl::Step() {
   if (!transport.ok()) {
     // The transport keeps its requests and reports them later; say so once
     // per round and go on.
-    Log(absl::StrCat("transport: ", transport.message()));
+    Log(LogSeverity::kWarning, LogEvent::kInternalError,
+        absl::StrCat("transport: ", transport.message()));
   }
   for (const HttpResult& result : done) HandleResult(result);
   // Everything this round learned, in one write, before NextDue looks again.
@@ -214,10 +245,11 @@ absl::Status AgentImpl::StopIfAsked(bool* stopping) {
   // without its 2xx.
   std::vector<HttpResult> abandoned;
   transport_->AbandonAll(&abandoned);
-  if (!abandoned.empty()) {
-    Log(absl::StrCat("stopping: abandoned ", abandoned.size(),
-                     " request(s) in flight; they stay pending"));
-  }
+  Log(LogSeverity::kInfo, LogEvent::kAgentStopped,
+      abandoned.empty()
+          ? std::string("stopped")
+          : absl::StrCat("stopped: abandoned ", abandoned.size(),
+                         " request(s) in flight; they stay pending"));
   in_flight_.clear();
   in_flight_seqs_.clear();
   stopped_ = true;
@@ -252,7 +284,8 @@ absl::Status AgentImpl::StartDueEvents() {
     // and an operator can see them among the dead letters.
     absl::Status s = store_->Quarantine(bad.seq);
     if (s.ok()) ++stats_.quarantined;
-    Log(absl::StrCat("pending entry ", bad.seq, " is unreadable (",
+    Log(LogSeverity::kError, LogEvent::kQuarantined,
+        absl::StrCat("pending entry ", bad.seq, " is unreadable (",
                      bad.why.message(),
                      "); quarantined: ", s.ok() ? "ok" : s.ToString()));
   }
@@ -305,7 +338,8 @@ absl::Status AgentImpl::PauseIfDiskFull(const absl::Status& s) {
   // Pause sending until there may be room, rather than fail the loop: the
   // work that failed was not done, and is done again after the pause.
   if (Steady() >= store_full_until_) {
-    Log(absl::StrCat("store cannot write (", s.message(),
+    Log(LogSeverity::kError, LogEvent::kDiskFull,
+        absl::StrCat("store cannot write (", s.message(),
                      "); pausing deliveries for ",
                      absl::FormatDuration(kFullDiskPause)));
   }
@@ -327,7 +361,10 @@ void AgentImpl::ArmTimer(absl::Time when) {
   }
   // Cannot fail on a valid timer; if it did, the loop would sleep until the
   // next commit or network event instead, so say so.
-  if (!armed.ok()) Log(absl::StrCat("timer: ", armed.message()));
+  if (!armed.ok()) {
+    Log(LogSeverity::kError, LogEvent::kInternalError,
+        absl::StrCat("timer: ", armed.message()));
+  }
 }
 
 }  // namespace outbox

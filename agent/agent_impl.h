@@ -95,7 +95,12 @@ class AgentImpl final : public Agent {
   bool IsReady(int fd) const;
   // Arms the timer for `when` on the Steady() clock.
   void ArmTimer(absl::Time when);
-  void Log(absl::string_view line);
+  // Hands one record to AgentOptions::log, stamped with clock_->Now().
+  // `message` is for humans: never payloads, never secrets.
+  void Log(LogSeverity severity, LogEvent event, std::string message,
+           absl::string_view event_id = "", absl::string_view destination = "");
+  // The store_opened record: what the agent starts with.
+  void LogStoreOpened();
 
   Store* const store_;
   AgentOptions options_;

@@ -35,29 +35,42 @@ void AgentImpl::HandleResult(const HttpResult& result) {
     ++stats_.offline_results;
     if (reachability_.OnNeverReached(destination.name, flight.probe,
                                      Steady())) {
-      Log(absl::StrCat("destination ", destination.name, " unreachable (",
-                       d.error, "); holding its events, probing"));
+      Log(LogSeverity::kWarning, LogEvent::kDestinationUnreachable,
+          absl::StrCat("destination ", destination.name,
+                       " unreachable sending event ", event.id, " (", d.error,
+                       "); holding its events, probing"),
+          event.id, destination.name);
     }
     return;  // not an attempt: the event is untouched
   }
   if (reachability_.OnAnswer(destination.name)) {
-    Log(absl::StrCat("destination ", destination.name, " reachable again"));
+    Log(LogSeverity::kInfo, LogEvent::kDestinationReachable,
+        absl::StrCat("destination ", destination.name,
+                     " reachable again (event ", event.id, " answered)"),
+        event.id, destination.name);
   }
   switch (d.kind) {
     case Decision::Kind::kRetry:
-      Log(absl::StrCat("event ", event.id, " to ", destination.name,
+      Log(LogSeverity::kWarning, LogEvent::kRetryScheduled,
+          absl::StrCat("event ", event.id, " to ", destination.name,
                        ": attempt ", event.attempts + 1, " failed (", d.error,
                        "); retry in ",
                        absl::FormatDuration(absl::Trunc(
-                           d.next_attempt - now, absl::Milliseconds(1)))));
+                           d.next_attempt - now, absl::Milliseconds(1)))),
+          event.id, destination.name);
       break;
     case Decision::Kind::kDeadLetter:
-      Log(absl::StrCat("event ", event.id, " to ", destination.name,
-                       " dead-lettered: ", d.error));
+      Log(LogSeverity::kError, LogEvent::kDeadLetter,
+          absl::StrCat("event ", event.id, " to ", destination.name,
+                       " dead-lettered: ", d.error),
+          event.id, destination.name);
       break;
     case Decision::Kind::kPauseDestination:
       reachability_.Pause(destination.name);
-      Log(absl::StrCat("destination ", destination.name, " paused: ", d.error));
+      Log(LogSeverity::kWarning, LogEvent::kDestinationPaused,
+          absl::StrCat("destination ", destination.name, " paused by event ",
+                       event.id, ": ", d.error),
+          event.id, destination.name);
       break;
     default:
       break;
@@ -79,7 +92,9 @@ absl::Status AgentImpl::FlushSettlements() {
     if (gone.contains(s.event.id)) {
       // Only this agent writes the queue while it runs, so the event was
       // removed behind its back; there is nothing left to update.
-      Log(absl::StrCat("event ", s.event.id, ": no longer pending"));
+      Log(LogSeverity::kWarning, LogEvent::kEventNotPending,
+          absl::StrCat("event ", s.event.id, ": no longer pending"),
+          s.event.id);
       continue;
     }
     switch (s.kind) {
@@ -93,7 +108,9 @@ absl::Status AgentImpl::FlushSettlements() {
       case Settlement::Kind::kDeadLetterUnsent:
         ++stats_.dead_lettered;
         if (s.kind == Settlement::Kind::kDeadLetterUnsent) {
-          Log(absl::StrCat("event ", s.event.id, " dead-lettered: ", s.reason));
+          Log(LogSeverity::kError, LogEvent::kDeadLetter,
+              absl::StrCat("event ", s.event.id, " dead-lettered: ", s.reason),
+              s.event.id, s.event.destination);
         }
         break;
     }
@@ -130,9 +147,10 @@ absl::Status AgentImpl::Housekeeping(absl::Time steady) {
         clock_->Now() - config_.agent.dead_letter_retention);
     if (!dead.ok()) return PauseIfDiskFull(dead.status());
     if (*dead > 0) {
-      Log(absl::StrCat(
-          "purged ", *dead, " dead letter(s) older than ",
-          absl::FormatDuration(config_.agent.dead_letter_retention)));
+      Log(LogSeverity::kInfo, LogEvent::kDeadLettersPurged,
+          absl::StrCat(
+              "purged ", *dead, " dead letter(s) older than ",
+              absl::FormatDuration(config_.agent.dead_letter_retention)));
     }
   }
   return absl::OkStatus();

@@ -3,6 +3,7 @@
 // outbox-agent: delivers the events of an outbox store.
 //
 //   outbox-agent --db DIR --config FILE [--drain-and-exit]
+//                [--log-format text|json]
 //
 // SIGTERM/SIGINT stop it cleanly: requests in flight get a few seconds to
 // finish; the rest stay pending and are sent again, with the same ids, next
@@ -22,6 +23,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "agent/config.h"
+#include "agent/log_format.h"
 #include "outbox/agent.h"
 #include "outbox/store.h"
 
@@ -29,6 +31,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: outbox-agent --db DIR --config FILE [--drain-and-exit]\n"
+    "                    [--log-format text|json]\n"
     "\n"
     "Delivers the pending events of the outbox store in DIR to the\n"
     "destinations configured in FILE (protobuf text format; see\n"
@@ -38,7 +41,16 @@ constexpr char kUsage[] =
     "  --config FILE     agent configuration\n"
     "  --drain-and-exit  deliver what can be delivered now, then exit:\n"
     "                    0 if nothing is pending, 3 if events wait for a\n"
-    "                    retry time or an unreachable receiver\n";
+    "                    retry time or an unreachable receiver\n"
+    "  --log-format F    how log lines (stderr) look: text (default),\n"
+    "                    or json, one object per line with ts, level,\n"
+    "                    event, event_id, destination and msg\n";
+
+struct Flags {
+  std::string db, config;
+  bool drain = false;
+  outbox::LogFormat log_format = outbox::LogFormat::kText;
+};
 
 std::atomic<outbox::Agent*> g_agent{nullptr};
 
@@ -47,44 +59,72 @@ void OnSignal(int) {
   if (agent != nullptr) agent->Stop();  // async-signal-safe
 }
 
-void LogLine(absl::string_view line) {
-  // One line per call; stderr is unbuffered. Never payloads or secrets: the
-  // agent does not put them in log lines.
-  std::cerr << absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ ", absl::Now(),
-                                absl::UTCTimeZone())
-            << "outbox-agent: " << line << "\n";
+// Set once by main before anything is logged.
+outbox::LogFormat g_log_format = outbox::LogFormat::kText;
+
+void Log(const outbox::LogRecord& record) {
+  // One line per record, written at once; stderr is unbuffered. Never
+  // payloads or secrets: the agent does not put them in records.
+  std::cerr << outbox::FormatLogLine(record, g_log_format, "outbox-agent") +
+                   "\n";
+}
+
+void Log(outbox::LogSeverity severity, outbox::LogEvent event,
+         std::string message) {
+  outbox::LogRecord record;
+  record.time = absl::Now();
+  record.severity = severity;
+  record.event = event;
+  record.message = std::move(message);
+  Log(record);
 }
 
 int Fail(absl::string_view what, const absl::Status& status) {
-  LogLine(absl::StrCat(what, ": ", status.ToString()));
+  Log(outbox::LogSeverity::kError, outbox::LogEvent::kFatalError,
+      absl::StrCat(what, ": ", status.ToString()));
   return 1;
+}
+
+int Usage(absl::string_view problem) {
+  std::cerr << "outbox-agent: " << problem << "\n\n" << kUsage;
+  return 2;
+}
+
+// Fills `flags` from argv; returns -1 to go on, else the exit code.
+int ParseFlags(int argc, char** argv, Flags* flags) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if ((arg == "--db" || arg == "--config") && has_value) {
+      (arg == "--db" ? flags->db : flags->config) = argv[++i];
+    } else if (arg == "--log-format" && has_value) {
+      absl::StatusOr<outbox::LogFormat> format =
+          outbox::ParseLogFormat(argv[++i]);
+      if (!format.ok()) return Usage(format.status().message());
+      flags->log_format = *format;
+    } else if (arg == "--drain-and-exit") {
+      flags->drain = true;
+    } else if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else {
+      return Usage(absl::StrCat("unknown or incomplete argument '", arg, "'"));
+    }
+  }
+  if (flags->db.empty() || flags->config.empty()) {
+    return Usage("--db and --config are required");
+  }
+  return -1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string db, config;
-  bool drain = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if ((arg == "--db" || arg == "--config") && i + 1 < argc) {
-      (arg == "--db" ? db : config) = argv[++i];
-    } else if (arg == "--drain-and-exit") {
-      drain = true;
-    } else if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else {
-      std::cerr << "outbox-agent: unknown or incomplete argument '" << arg
-                << "'\n\n"
-                << kUsage;
-      return 2;
-    }
-  }
-  if (db.empty() || config.empty()) {
-    std::cerr << "outbox-agent: --db and --config are required\n\n" << kUsage;
-    return 2;
-  }
+  Flags flags;
+  if (int code = ParseFlags(argc, argv, &flags); code >= 0) return code;
+  g_log_format = flags.log_format;
+  const std::string& db = flags.db;
+  const std::string& config = flags.config;
 
   // Read first for the store's memory profile; Agent::Create reads it again
   // (and says the same thing if it is wrong).
@@ -106,7 +146,7 @@ int main(int argc, char** argv) {
 
   outbox::AgentOptions agent_options;
   agent_options.config_path = config;
-  agent_options.log = LogLine;
+  agent_options.log = [](const outbox::LogRecord& r) { Log(r); };
   auto agent = outbox::Agent::Create(store->get(), std::move(agent_options));
   if (!agent.ok()) return Fail("configuration", agent.status());
 
@@ -119,25 +159,27 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
 
   int code = 0;
-  if (drain) {
+  if (flags.drain) {
     absl::StatusOr<uint64_t> pending = (*agent)->Drain();
     if (!pending.ok()) {
       code = Fail("delivering", pending.status());
     } else {
-      LogLine(absl::StrCat("drained; ", *pending, " event(s) still pending"));
+      Log(outbox::LogSeverity::kInfo, outbox::LogEvent::kDrained,
+          absl::StrCat("drained; ", *pending, " event(s) still pending"));
       code = *pending == 0 ? 0 : 3;
     }
   } else {
-    LogLine(absl::StrCat("delivering from ", db));
-    absl::Status s = (*agent)->Run();
+    Log(outbox::LogSeverity::kInfo, outbox::LogEvent::kAgentStarted,
+        absl::StrCat("delivering from ", db));
+    absl::Status s = (*agent)->Run();  // logs agent_stopped when asked to
     code = s.ok() ? 0 : Fail("delivering", s);
-    if (s.ok()) LogLine("stopped");
   }
   const outbox::AgentStats stats = (*agent)->stats();
-  LogLine(absl::StrCat("requests=", stats.requests, " delivered=",
-                       stats.delivered, " retries=", stats.retries_scheduled,
-                       " dead_lettered=", stats.dead_lettered,
-                       " offline_results=", stats.offline_results));
+  Log(outbox::LogSeverity::kInfo, outbox::LogEvent::kAgentExit,
+      absl::StrCat("requests=", stats.requests, " delivered=", stats.delivered,
+                   " retries=", stats.retries_scheduled,
+                   " dead_lettered=", stats.dead_lettered,
+                   " offline_results=", stats.offline_results));
   g_agent.store(nullptr);
   agent->reset();
   absl::Status closed = (*store)->Close();

@@ -114,8 +114,10 @@ int main(int argc, char** argv) {
 
   outbox::AgentOptions agent_options;
   agent_options.config_path = config;
-  agent_options.log = [](absl::string_view line) {
-    std::cerr << "outbox-pos-sim: agent: " << line << "\n";
+  agent_options.log = [](const outbox::LogRecord& record) {
+    // The stable event name first, so a grep for one finds its lines.
+    std::cerr << "outbox-pos-sim: agent: " << outbox::LogEventName(record.event)
+              << ": " << record.message << "\n";
   };
   auto agent = outbox::Agent::Create(store->get(), std::move(agent_options));
   if (!agent.ok()) return Fail("starting the agent", agent.status());

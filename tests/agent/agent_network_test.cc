@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
@@ -164,9 +165,10 @@ TEST_F(AgentTlsTest, UntrustedCertificateHoldsEventsWithoutAnAttempt) {
   EXPECT_EQ(agent->stats().retries_scheduled, 0u);
   EXPECT_EQ(agent->stats().dead_lettered, 0u);
   bool named = false;
-  for (const std::string& line : agent_log_) {
-    named |= line.find("TLS verification failed") != std::string::npos &&
-             line.find("ca_file") != std::string::npos;
+  for (const LogRecord& r : agent_log_) {
+    named |= r.event == LogEvent::kDestinationUnreachable &&
+             absl::StrContains(r.message, "TLS verification failed") &&
+             absl::StrContains(r.message, "ca_file");
   }
   EXPECT_TRUE(named) << "no log line names the TLS problem";
 }

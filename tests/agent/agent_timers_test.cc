@@ -121,10 +121,10 @@ TEST_F(AgentTimersTest, NetworkChangeProbesAtOnce) {
     )",
                            /*watch_network=*/true);
     if (agent == nullptr) return;
-    for (const std::string& line : log_) {
-      if (absl::StrContains(line, "network changes not watched")) {
+    for (const LogRecord& r : log_) {
+      if (r.event == LogEvent::kNetworkNotWatched) {
         run.missing = "netlink";
-        run.why = line;
+        run.why = r.message;
         return;
       }
     }

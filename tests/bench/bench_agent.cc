@@ -137,8 +137,8 @@ absl::StatusOr<std::unique_ptr<BackgroundAgent>> BackgroundAgent::Start(
   options.config_text = config;
   options.watch_network = false;  // probes on the timer only, as measured
   std::atomic<bool>* offline = &running->offline_;
-  options.log = [offline](absl::string_view line) {
-    if (absl::StrContains(line, "unreachable")) offline->store(true);
+  options.log = [offline](const LogRecord& r) {
+    if (r.event == LogEvent::kDestinationUnreachable) offline->store(true);
   };
   OUTBOX_ASSIGN_OR_RETURN(running->agent_,
                           Agent::Create(store, std::move(options)));

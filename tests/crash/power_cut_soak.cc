@@ -73,8 +73,8 @@ void PowerCutSoak::StartAgent() {
       &receiver_, [fs] { return !fs->IsDead(); });
   options.watch_network = false;
   options.clock = &clock_;
-  options.log = [this](absl::string_view line) {
-    agent_log_.emplace_back(line);
+  options.log = [this](const LogRecord& r) {
+    agent_log_.push_back(absl::StrCat(LogEventName(r.event), ": ", r.message));
     if (agent_log_.size() > kAgentLogLines) agent_log_.pop_front();
   };
   absl::StatusOr<std::unique_ptr<Agent>> agent =

@@ -28,8 +28,10 @@ void AgentSinkTest::SetUp() {
 void AgentSinkTest::TearDown() {
   StopSink();
   if (::testing::Test::HasFailure()) {
-    for (const std::string& line : agent_log_)
-      std::cerr << "agent: " << line << "\n";
+    for (const LogRecord& r : agent_log_) {
+      std::cerr << "agent: " << LogEventName(r.event) << ": " << r.message
+                << "\n";
+    }
   }
 }
 
@@ -96,9 +98,7 @@ std::string AgentSinkTest::Config(const std::string& path,
 std::unique_ptr<Agent> AgentSinkTest::MakeAgent(const std::string& config) {
   AgentOptions options;
   options.config_text = config;
-  options.log = [this](absl::string_view line) {
-    agent_log_.emplace_back(line);
-  };
+  options.log = [this](const LogRecord& r) { agent_log_.push_back(r); };
   auto agent = Agent::Create(store_.get(), std::move(options));
   EXPECT_TRUE(agent.ok()) << agent.status();
   return agent.ok() ? std::move(*agent) : nullptr;

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "tests/testing/sink_process.h"
 #include "gtest/gtest.h"
 #include "outbox/agent.h"
 #include "outbox/store.h"
+#include "tests/testing/sink_process.h"
 #include "tests/testing/temp_dir.h"
 
 namespace outbox::testing {
@@ -63,7 +63,7 @@ class AgentSinkTest : public ::testing::Test {
   int port_ = 0;
   std::unique_ptr<sink::SinkProcess> sink_;
   std::unique_ptr<Store> store_;
-  std::vector<std::string> agent_log_;
+  std::vector<LogRecord> agent_log_;  // what MakeAgent's agents logged
 };
 
 }  // namespace outbox::testing

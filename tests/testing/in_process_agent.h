@@ -52,7 +52,7 @@ class InProcessAgentTest : public StoreTest {
                                                           [] { return true; });
     transport_ = transport.get();
     options.transport = std::move(transport);
-    options.log = [this](absl::string_view line) { log_.emplace_back(line); };
+    options.log = [this](const LogRecord& r) { log_.push_back(r); };
     auto agent = Agent::Create(store_.get(), std::move(options));
     EXPECT_TRUE(agent.ok()) << agent.status();
     return agent.ok() ? std::move(*agent) : nullptr;
@@ -70,15 +70,17 @@ class InProcessAgentTest : public StoreTest {
 
   void TearDown() override {
     if (HasFailure()) {
-      for (const std::string& line : log_)
-        std::cerr << "agent: " << line << "\n";
+      for (const LogRecord& r : log_) {
+        std::cerr << "agent: " << LogEventName(r.event) << ": " << r.message
+                  << "\n";
+      }
     }
   }
 
   std::unique_ptr<Receiver> receiver_ =
       std::make_unique<Receiver>(/*seed=*/1, Always(Answer::kOffline));
   RecordingTransport* transport_ = nullptr;  // owned by the agent
-  std::vector<std::string> log_;
+  std::vector<LogRecord> log_;               // what the agent logged
 };
 
 }  // namespace outbox::testing

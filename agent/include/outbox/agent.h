@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "outbox/clock.h"
 #include "outbox/http_transport.h"
+#include "outbox/log.h"
 #include "outbox/store.h"
 
 namespace outbox {
@@ -43,10 +44,15 @@ struct AgentOptions {
   // Time source. Borrowed; must outlive the agent. Default: system clock.
   Clock* clock = nullptr;
 
-  // Receives one human-readable line per noteworthy thing (delivery
-  // failures, dead letters, going offline/online). Never payloads, never
-  // secrets. Called on the agent's thread. Default: discard.
-  std::function<void(absl::string_view line)> log;
+  // Receives one record per noteworthy thing (outbox/log.h): one per state
+  // change (a destination unreachable, reachable, paused by a 410, resumed;
+  // a dead letter; a full disk; the store opened at start, the agent
+  // stopped) and one per failed attempt that will be retried. Events held
+  // for an unreachable destination make one record, not one each. Never
+  // payloads, never secrets. Called on the agent's thread (from Create(),
+  // then from Run/Drain/RunOnce/ResumeDestination), so it must not call the
+  // agent back. Default: discard.
+  std::function<void(const LogRecord& record)> log;
 
   // How long Stop() lets requests already in flight finish; after that they
   // are abandoned (left pending, resent later with the same id).

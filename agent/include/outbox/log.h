@@ -1,0 +1,87 @@
+// Copyright (c) edge-outbox authors.
+//
+// LogRecord: one thing the delivery agent reports (AgentOptions::log), with
+// a stable, machine-readable event name beside the human message, so that a
+// log shipper can alert on `destination_unreachable` or count `dead_letter`
+// without parsing English. Records never carry payloads or secrets.
+
+#ifndef OUTBOX_AGENT_INCLUDE_OUTBOX_LOG_H_
+#define OUTBOX_AGENT_INCLUDE_OUTBOX_LOG_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace outbox {
+
+enum class LogSeverity { kInfo, kWarning, kError };
+
+// What happened. Each value has a stable name (LogEventName), which is what
+// logs and their readers use; names are never reused for something else.
+enum class LogEvent {
+  // The agent, at start: the store it delivers from, with its pending
+  // events and dead letters.
+  kStoreOpened,
+  // The agent stopped after Stop(); requests still in flight were abandoned
+  // (they stay pending).
+  kAgentStopped,
+  // A request to a destination never reached its receiver: its events are
+  // held (one line, not one per event) and probed on a backoff timer.
+  kDestinationUnreachable,
+  // The first answer after kDestinationUnreachable.
+  kDestinationReachable,
+  // HTTP 410: nothing more is sent to the destination until it is resumed.
+  kDestinationPaused,
+  kDestinationResumed,  // Agent::ResumeDestination
+  // An attempt failed and the event is due again later.
+  kRetryScheduled,
+  // An event will not be sent again: moved to the dead letters (reason in
+  // the message).
+  kDeadLetter,
+  // A pending entry that cannot be decoded was moved to the dead letters.
+  kQuarantined,
+  // A store write failed with kResourceExhausted: deliveries pause.
+  kDiskFull,
+  // Dead letters older than dead_letter_retention were deleted.
+  kDeadLettersPurged,
+  // The agent settled an event that was no longer pending (removed by
+  // another writer): nothing to update.
+  kEventNotPending,
+  // Netlink cannot be watched: unreachable destinations are probed on the
+  // timer only.
+  kNetworkNotWatched,
+  // The transport or the agent's timer reported an error; the agent goes on.
+  kInternalError,
+  // Written by outbox-agent itself, not the library: delivering started,
+  // a --drain-and-exit finished, the counters at exit, a fatal error.
+  kAgentStarted,
+  kDrained,
+  kAgentExit,
+  kFatalError,  // the last one (log.cc checks that each has a name)
+};
+
+// The stable name of `event`, e.g. "destination_unreachable".
+absl::string_view LogEventName(LogEvent event);
+// "info", "warning" or "error".
+absl::string_view LogSeverityName(LogSeverity severity);
+// Every LogEvent, in declaration order (for readers that list them, and
+// the check that the README names them all).
+std::vector<LogEvent> AllLogEvents();
+
+// One log line's content. Plain value; no synchronization needed.
+struct LogRecord {
+  absl::Time time;  // wall clock of the agent's Clock
+  LogSeverity severity = LogSeverity::kInfo;
+  LogEvent event = LogEvent::kInternalError;
+  std::string event_id;     // the event's id, if it is about one; else ""
+  std::string destination;  // the destination's name, if any; else ""
+  // For humans: what happened and what follows. Never payloads, never
+  // secrets, never header values.
+  std::string message;
+};
+
+}  // namespace outbox
+
+#endif  // OUTBOX_AGENT_INCLUDE_OUTBOX_LOG_H_

@@ -1,0 +1,122 @@
+// Copyright (c) edge-outbox authors.
+//
+// The records the agent hands to AgentOptions::log for the state changes an
+// end-to-end run cannot easily show: the store it opens, a full disk, a
+// resumed destination. In process: a store over the fault-injecting file
+// system, the recording transport and a fake clock.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "lib/store_impl.h"
+#include "outbox/agent.h"
+#include "outbox/log.h"
+#include "tests/fault_fs/crash_test_env.h"
+#include "tests/fault_fs/fault_injection_fs.h"
+#include "tests/testing/events.h"
+#include "tests/testing/fake_clock.h"
+#include "tests/testing/recording_transport.h"
+#include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
+
+namespace outbox {
+namespace {
+
+constexpr char kConfig[] = R"(
+  destinations { name: "sink" url: "http://sink.test/" }
+  routes { event_type: "*" destination: "sink" }
+)";
+
+class AgentLogRecordsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs_ = std::make_shared<testing::FaultInjectionFileSystem>();
+    env_ = testing::NewCrashTestEnv(fs_);
+    Options options;
+    options.tables = {"sales"};
+    options.clock = &clock_;
+    auto store = OpenStoreWithEnv(options, dir_.Sub("db"), env_.get());
+    ASSERT_OUTBOX_OK(store);
+    store_ = std::move(*store);
+  }
+
+  void Commit(int n) {
+    for (int i = 0; i < n; ++i) {
+      Txn txn;
+      txn.Emit(testing::MakeEvent("sale.created"));
+      ASSERT_OUTBOX_OK(store_->Commit(txn));
+    }
+  }
+
+  std::unique_ptr<Agent> MakeAgent() {
+    AgentOptions options;
+    options.config_text = kConfig;
+    options.clock = &clock_;
+    options.watch_network = false;
+    options.transport = std::make_unique<testing::RecordingTransport>(
+        &receiver_, [] { return true; });
+    options.log = [this](const LogRecord& r) { log_.push_back(r); };
+    auto agent = Agent::Create(store_.get(), std::move(options));
+    EXPECT_TRUE(agent.ok()) << agent.status();
+    return agent.ok() ? std::move(*agent) : nullptr;
+  }
+
+  std::vector<LogRecord> Logged(LogEvent event) const {
+    std::vector<LogRecord> found;
+    for (const LogRecord& r : log_) {
+      if (r.event == event) found.push_back(r);
+    }
+    return found;
+  }
+
+  testing::TempDir dir_;
+  testing::FakeClock clock_;
+  std::shared_ptr<testing::FaultInjectionFileSystem> fs_;
+  std::unique_ptr<rocksdb::Env> env_;
+  std::unique_ptr<Store> store_;
+  testing::Receiver receiver_{/*seed=*/1};
+  std::vector<LogRecord> log_;
+};
+
+TEST_F(AgentLogRecordsTest, StoreOpenedIsTheFirstRecordAndCountsThePending) {
+  Commit(3);
+  auto agent = MakeAgent();
+  ASSERT_NE(agent, nullptr);
+  ASSERT_FALSE(log_.empty());
+  EXPECT_EQ(log_[0].event, LogEvent::kStoreOpened);
+  EXPECT_EQ(log_[0].time, clock_.Now());
+  EXPECT_TRUE(absl::StrContains(log_[0].message, "3 event(s) pending"))
+      << log_[0].message;
+  EXPECT_TRUE(absl::StrContains(log_[0].message, "0 dead letter(s)"))
+      << log_[0].message;
+}
+
+TEST_F(AgentLogRecordsTest, FullDiskIsOneErrorRecordPerPause) {
+  Commit(4);
+  auto agent = MakeAgent();
+  ASSERT_NE(agent, nullptr);
+  testing::ErrorInjection full;
+  full.error = testing::ErrorInjection::Error::kNoSpace;
+  fs_->InjectErrors(full);
+  // Sends, then fails to write the answers; the rounds after it wait.
+  for (int i = 0; i < 5; ++i) ASSERT_OUTBOX_OK(agent->RunOnce());
+  const std::vector<LogRecord> records = Logged(LogEvent::kDiskFull);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].severity, LogSeverity::kError);
+  fs_->ClearErrors();
+}
+
+TEST_F(AgentLogRecordsTest, ResumingADestinationIsLogged) {
+  auto agent = MakeAgent();
+  ASSERT_NE(agent, nullptr);
+  ASSERT_OUTBOX_OK(agent->ResumeDestination("sink"));
+  const std::vector<LogRecord> records = Logged(LogEvent::kDestinationResumed);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].destination, "sink");
+}
+
+}  // namespace
+}  // namespace outbox
