@@ -14,6 +14,11 @@
 namespace outbox {
 namespace {
 
+// retry_scheduled and dead_letter records, per destination: at most this
+// many per window are written one by one (LogLimiter).
+constexpr int kLogBurst = 10;
+constexpr absl::Duration kLogWindow = absl::Minutes(1);
+
 std::vector<std::string> DestinationNames(const AgentConfig& config) {
   std::vector<std::string> names;
   for (const Destination& d : config.destinations) names.push_back(d.name);
@@ -45,7 +50,8 @@ AgentImpl::AgentImpl(Store* store, AgentOptions options, AgentConfig config)
       clock_(options_.clock != nullptr ? options_.clock : SystemClock()),
       transport_(std::move(options_.transport)),
       reachability_(DestinationNames(config_), config_.agent.probe_interval_min,
-                    config_.agent.probe_interval_max) {}
+                    config_.agent.probe_interval_max),
+      log_limiter_(kLogBurst, kLogWindow) {}
 
 AgentImpl::~AgentImpl() {
   store_->SetWakeup(nullptr);
@@ -128,6 +134,33 @@ AgentStats AgentImpl::stats() const {
 void AgentImpl::Log(LogSeverity severity, LogEvent event, std::string message,
                     absl::string_view event_id, absl::string_view destination) {
   if (!options_.log) return;
+  if (event == LogEvent::kRetryScheduled || event == LogEvent::kDeadLetter) {
+    LogLimiter::Held held;
+    const bool write = log_limiter_.Admit(event, destination, Steady(), &held);
+    if (held.count > 0) LogHeld(held);
+    if (!write) return;
+  }
+  WriteLog(severity, event, std::move(message), event_id, destination);
+}
+
+void AgentImpl::LogHeld(const LogLimiter::Held& held) {
+  WriteLog(LogSeverity::kWarning, LogEvent::kLogSuppressed,
+           absl::StrCat(held.count, " more ", LogEventName(held.event),
+                        " record(s) for destination '", held.destination,
+                        "' over ", absl::FormatDuration(held.over),
+                        " not written one by one (at most ", kLogBurst,
+                        " per minute are)"),
+           "", held.destination);
+}
+
+void AgentImpl::ReportHeldLogs() {
+  if (!options_.log) return;
+  for (const LogLimiter::Held& held : log_limiter_.TakeHeld()) LogHeld(held);
+}
+
+void AgentImpl::WriteLog(LogSeverity severity, LogEvent event,
+                         std::string message, absl::string_view event_id,
+                         absl::string_view destination) {
   LogRecord record;
   record.time = clock_->Now();
   record.severity = severity;
@@ -152,6 +185,7 @@ absl::StatusOr<uint64_t> AgentImpl::Drain() {
     if (stopped_ || (idle_ && in_flight_.empty())) break;
     OUTBOX_RETURN_IF_ERROR(Wait());
   }
+  ReportHeldLogs();
   // Everything this drain settled is on disk when it returns.
   OUTBOX_RETURN_IF_ERROR(SyncIfDue(/*now_please=*/true));
   OUTBOX_ASSIGN_OR_RETURN(Stats stats, store_->GetStats());
@@ -245,6 +279,7 @@ absl::Status AgentImpl::StopIfAsked(bool* stopping) {
   // without its 2xx.
   std::vector<HttpResult> abandoned;
   transport_->AbandonAll(&abandoned);
+  ReportHeldLogs();
   Log(LogSeverity::kInfo, LogEvent::kAgentStopped,
       abandoned.empty()
           ? std::string("stopped")

@@ -29,6 +29,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/random/random.h"
 #include "agent/config.h"
+#include "agent/log_limiter.h"
 #include "agent/reachability.h"
 #include "outbox/agent.h"
 #include "platform/netlink_monitor.h"
@@ -99,6 +100,13 @@ class AgentImpl final : public Agent {
   // `message` is for humans: never payloads, never secrets.
   void Log(LogSeverity severity, LogEvent event, std::string message,
            absl::string_view event_id = "", absl::string_view destination = "");
+  // Writes a record as it is, unlike Log(), which limits the per-event kinds.
+  void WriteLog(LogSeverity severity, LogEvent event, std::string message,
+                absl::string_view event_id, absl::string_view destination);
+  // The log_suppressed record for what `log_limiter_` held back.
+  void LogHeld(const LogLimiter::Held& held);
+  // LogHeld() for everything still held back (at stop and after a drain).
+  void ReportHeldLogs();
   // The store_opened record: what the agent starts with.
   void LogStoreOpened();
 
@@ -121,6 +129,7 @@ class AgentImpl final : public Agent {
   absl::flat_hash_map<uint64_t, InFlight> in_flight_;  // by request tag
   absl::flat_hash_set<uint64_t> in_flight_seqs_;
   Reachability reachability_;
+  LogLimiter log_limiter_;
   uint64_t next_tag_ = 1;
 
   // Settlements of this round, written together by FlushSettlements.

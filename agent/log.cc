@@ -30,6 +30,7 @@ constexpr Named kEvents[] = {
     {LogEvent::kEventNotPending, "event_not_pending"},
     {LogEvent::kNetworkNotWatched, "network_not_watched"},
     {LogEvent::kInternalError, "internal_error"},
+    {LogEvent::kLogSuppressed, "log_suppressed"},
     {LogEvent::kAgentStarted, "agent_started"},
     {LogEvent::kDrained, "drained"},
     {LogEvent::kAgentExit, "agent_exit"},

@@ -5,6 +5,7 @@
 // resumed destination. In process: a store over the fault-injecting file
 // system, the recording transport and a fake clock.
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -116,6 +117,56 @@ TEST_F(AgentLogRecordsTest, ResumingADestinationIsLogged) {
   const std::vector<LogRecord> records = Logged(LogEvent::kDestinationResumed);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].destination, "sink");
+}
+
+// A receiver answering 503 to a backlog: ten retry_scheduled records a
+// minute for the destination, then one log_suppressed with the rest.
+TEST_F(AgentLogRecordsTest, RetriesOfABacklogAreTenRecordsAMinuteThenACount) {
+  Commit(100);
+  receiver_.Script(
+      std::vector<testing::Answer>(100, testing::Answer::kServerError));
+  auto agent = MakeAgent();
+  ASSERT_NE(agent, nullptr);
+  for (int i = 0; i < 30 && receiver_.log().size() < 100; ++i) {
+    ASSERT_OUTBOX_OK(agent->RunOnce());
+  }
+  ASSERT_EQ(receiver_.log().size(), 100u) << "every event tried once";
+  EXPECT_EQ(Logged(LogEvent::kRetryScheduled).size(), 10u);
+  EXPECT_TRUE(Logged(LogEvent::kLogSuppressed).empty()) << "not before stop";
+  agent->Stop();
+  ASSERT_OUTBOX_OK(agent->RunOnce());
+  const std::vector<LogRecord> held = Logged(LogEvent::kLogSuppressed);
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0].destination, "sink");
+  EXPECT_TRUE(absl::StrContains(held[0].message, "90 more retry_scheduled"))
+      << held[0].message;
+}
+
+// After the minute, the next retry is written again, after the count of
+// what the minute held back.
+TEST_F(AgentLogRecordsTest, TheNextMinuteWritesAgainAfterTheCount) {
+  Commit(20);
+  receiver_.Script(
+      std::vector<testing::Answer>(40, testing::Answer::kServerError));
+  auto agent = MakeAgent();
+  ASSERT_NE(agent, nullptr);
+  for (int i = 0; i < 30 && receiver_.log().size() < 20; ++i) {
+    ASSERT_OUTBOX_OK(agent->RunOnce());
+  }
+  ASSERT_EQ(Logged(LogEvent::kRetryScheduled).size(), 10u);
+  clock_.Advance(absl::Minutes(2));
+  for (int i = 0; i < 30 && receiver_.log().size() < 21; ++i) {
+    ASSERT_OUTBOX_OK(agent->RunOnce());
+  }
+  const std::vector<LogRecord> held = Logged(LogEvent::kLogSuppressed);
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(held[0].message, "10 more retry_scheduled"))
+      << held[0].message;
+  // The new minute's first retries (up to ten) are written again.
+  const size_t retried = receiver_.log().size() - 20;
+  ASSERT_GT(retried, 0u);
+  EXPECT_EQ(Logged(LogEvent::kRetryScheduled).size(),
+            10 + std::min<size_t>(retried, 10));
 }
 
 }  // namespace

@@ -54,6 +54,11 @@ enum class LogEvent {
   kNetworkNotWatched,
   // The transport or the agent's timer reported an error; the agent goes on.
   kInternalError,
+  // Records of one kind about one destination beyond the first few a minute
+  // (retry_scheduled, dead_letter) were not written one by one: how many, and
+  // over how long. Written when the next such record comes after that
+  // minute, or when the agent stops.
+  kLogSuppressed,
   // Written by outbox-agent itself, not the library: delivering started,
   // a --drain-and-exit finished, the counters at exit, a fatal error.
   kAgentStarted,
