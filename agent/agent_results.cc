@@ -40,7 +40,7 @@ void AgentImpl::HandleResult(const HttpResult& result) {
     }
     return;  // not an attempt: the event is untouched
   }
-  if (reachability_.OnAnswer(destination.name)) {
+  if (reachability_.OnAnswer(destination.name, Steady())) {
     Log(absl::StrCat("destination ", destination.name, " reachable again"));
   }
   switch (d.kind) {
