@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "agent/agent_impl.h"
@@ -40,6 +41,7 @@ void AgentImpl::HandleResult(const HttpResult& result) {
     }
     return;  // not an attempt: the event is untouched
   }
+  metrics_.OnAttempt(AttemptOutcome(result));
   if (reachability_.OnAnswer(destination.name, Steady())) {
     Log(absl::StrCat("destination ", destination.name, " reachable again"));
   }
@@ -69,6 +71,8 @@ absl::Status AgentImpl::FlushSettlements() {
   if (settled_.empty()) return absl::OkStatus();
   std::vector<Settlement> batch;
   batch.swap(settled_);
+  absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason> unsent;
+  unsent.swap(unsent_reasons_);
   absl::StatusOr<SettleResult> result = store_->Settle(batch);
   // A full disk: the events stay as they were (a delivered one will be sent
   // again, with the same id).
@@ -85,6 +89,7 @@ absl::Status AgentImpl::FlushSettlements() {
     switch (s.kind) {
       case Settlement::Kind::kDelivered:
         ++stats_.delivered;
+        metrics_.OnDelivered(clock_->Now() - s.event.created);
         break;
       case Settlement::Kind::kAttempt:
         ++stats_.retries_scheduled;
@@ -92,6 +97,9 @@ absl::Status AgentImpl::FlushSettlements() {
       case Settlement::Kind::kDeadLetter:
       case Settlement::Kind::kDeadLetterUnsent:
         ++stats_.dead_lettered;
+        metrics_.OnDeadLettered(s.kind == Settlement::Kind::kDeadLetter
+                                    ? DeadReasonOf(s)
+                                    : unsent[s.event.seq]);
         if (s.kind == Settlement::Kind::kDeadLetterUnsent) {
           Log(absl::StrCat("event ", s.event.id, " dead-lettered: ", s.reason));
         }

@@ -63,8 +63,8 @@ MetricFamily Family(std::string name, MetricFamily::Type type,
   return f;
 }
 
-MetricFamily Family(std::string name, MetricFamily::Type type,
-                    std::string help, double value) {
+MetricFamily Family(std::string name, MetricFamily::Type type, std::string help,
+                    double value) {
   MetricFamily f = Family(std::move(name), type, std::move(help));
   f.samples.push_back(MetricSample{"", {}, value});
   return f;
@@ -85,7 +85,8 @@ void AddHistogram(const Histogram& histogram, const MetricLabels& labels,
   }
   // +Inf holds every observation, so it equals _count by construction.
   bucket("+Inf", static_cast<double>(histogram.count));
-  family->samples.push_back(MetricSample{"_sum", labels, histogram.sum_seconds});
+  family->samples.push_back(
+      MetricSample{"_sum", labels, histogram.sum_seconds});
   family->samples.push_back(
       MetricSample{"_count", labels, static_cast<double>(histogram.count)});
 }
@@ -125,9 +126,14 @@ std::string FormatSampleValue(double value) {
   if (value == std::floor(value) && std::fabs(value) <= kExactIntegers) {
     return absl::StrCat(static_cast<int64_t>(value));
   }
-  char buffer[32];
+  // Plain decimals where they stay short ("0.0001", not "1e-04").
+  const double magnitude = std::fabs(value);
+  const std::chars_format format = magnitude >= 1e-6 && magnitude < 1e15
+                                       ? std::chars_format::fixed
+                                       : std::chars_format::general;
+  char buffer[64];
   const std::to_chars_result r =
-      std::to_chars(buffer, buffer + sizeof(buffer), value);
+      std::to_chars(buffer, buffer + sizeof(buffer), value, format);
   return std::string(buffer, r.ptr);
 }
 

@@ -41,8 +41,8 @@ struct MetricFamily {
 // A family of one type; `value`, when given, is its one unlabelled sample.
 MetricFamily Family(std::string name, MetricFamily::Type type,
                     std::string help);
-MetricFamily Family(std::string name, MetricFamily::Type type,
-                    std::string help, double value);
+MetricFamily Family(std::string name, MetricFamily::Type type, std::string help,
+                    double value);
 
 // Appends `histogram`'s samples with `labels` to `family` (a kHistogram):
 // cumulative buckets, then le="+Inf" (= _count), _sum and _count.

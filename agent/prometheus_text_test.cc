@@ -89,8 +89,9 @@ TEST(PrometheusTextTest, ValuesAreExactAndSpecialValuesSpelledOut) {
   EXPECT_EQ(FormatSampleValue(-2), "-2");
   EXPECT_EQ(FormatSampleValue(0.1), "0.1");
   EXPECT_EQ(FormatSampleValue(0.00025), "0.00025");
-  EXPECT_EQ(FormatSampleValue(std::numeric_limits<double>::infinity()),
-            "+Inf");
+  EXPECT_EQ(FormatSampleValue(0.0001), "0.0001");
+  EXPECT_EQ(FormatSampleValue(1.5e-9), "1.5e-09");
+  EXPECT_EQ(FormatSampleValue(std::numeric_limits<double>::infinity()), "+Inf");
   EXPECT_EQ(FormatSampleValue(-std::numeric_limits<double>::infinity()),
             "-Inf");
   EXPECT_EQ(FormatSampleValue(std::nan("")), "NaN");

@@ -5,6 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "agent/prometheus_text.h"
+#include "agent/store_metrics.h"
 #include "lib/status_macros.h"
 #include "tools/ctl/command.h"
 #include "tools/ctl/event_format.h"
@@ -16,15 +18,21 @@ namespace outbox::ctl {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: outboxctl --db DIR stats [--json]\n"
+    "usage: outboxctl --db DIR stats [--json | --prometheus]\n"
     "\n"
     "Prints the queue's figures: pending events and their stored bytes, the\n"
     "age of the oldest pending event, dead letters, events delivered and\n"
     "dead letters purged (by the agent's dead_letter_retention or by\n"
-    "purge-dead) since the store was created. Read-only: works while\n"
-    "outbox-agent runs.\n"
+    "purge-dead) since the store was created, and the size of the store's\n"
+    "files. Read-only: works while outbox-agent runs.\n"
     "\n"
-    "  --json   one JSON object instead of text\n";
+    "  --json         one JSON object instead of text\n"
+    "  --prometheus   the Prometheus text format, with the names and values\n"
+    "                 of the store's part of outbox-agent's metrics_file.\n"
+    "                 What only a running agent knows (attempts by outcome,\n"
+    "                 requests in flight, dead letters it made by reason,\n"
+    "                 destination state, commit and delivery latency) is in\n"
+    "                 the agent's metrics_file only.\n";
 
 absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
   if (!args.positional.empty()) {
@@ -34,6 +42,13 @@ absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
                           OpenForReading(context.db));
   OUTBOX_ASSIGN_OR_RETURN(Stats stats, store->GetStats());
   const absl::Time now = absl::Now();
+  if (args.Has("json") && args.Has("prometheus")) {
+    return UsageError("--json and --prometheus exclude each other");
+  }
+  if (args.Has("prometheus")) {
+    Write(context.out, RenderPrometheusText(StoreMetricFamilies(stats)));
+    return absl::OkStatus();
+  }
   if (args.Has("json")) {
     nlohmann::ordered_json j;
     SetTime("as_of", now, &j);
@@ -44,6 +59,7 @@ absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
     j["dead_letters"] = stats.dead_letters;
     j["delivered_total"] = stats.delivered_total;
     j["dead_letters_purged"] = stats.dead_letters_purged;
+    j["disk_bytes"] = stats.disk_bytes;
     Write(context.out, absl::StrCat(DumpJson(j), "\n"));
     return absl::OkStatus();
   }
@@ -64,6 +80,7 @@ absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
                         "delivered total:", stats.delivered_total);
   absl::StrAppendFormat(&text, "%-20s %d\n",
                         "dead letters purged:", stats.dead_letters_purged);
+  absl::StrAppendFormat(&text, "%-20s %d\n", "disk bytes:", stats.disk_bytes);
   absl::StrAppendFormat(&text, "%-20s %s\n", "as of:", FormatRfc3339(now));
   Write(context.out, text);
   return absl::OkStatus();
@@ -76,7 +93,7 @@ const Command& StatsCommand() {
       new Command{"stats",
                   "queue figures (pending, oldest age, dead, delivered)",
                   kUsage,
-                  {{"json", false}},
+                  {{"json", false}, {"prometheus", false}},
                   RunStats};
   return *command;
 }
