@@ -95,6 +95,11 @@ class AgentImpl final : public Agent {
   // is logged, never returned: metrics must not stop deliveries.
   void WriteMetricsIfDue(absl::Time steady);
   void WriteMetrics();
+  // Counts settlement `s`, written, in metrics_; `unsent` says why the
+  // unsendable ones of its round were dead-lettered.
+  void CountInMetrics(
+      const Settlement& s,
+      const absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason>& unsent);
   // Sleeps until something is ready, at most `limit`; ready_ says what.
   absl::Status Wait(absl::Duration limit = absl::InfiniteDuration());
   // Whether `fd` was in the last Wait's ready list.

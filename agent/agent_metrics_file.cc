@@ -1,9 +1,9 @@
 // Copyright (c) edge-outbox authors.
 //
-// The agent's loop, its metrics file: rendered from the store's figures and
-// the agent's own (AgentMetrics), replaced whole every metrics_interval on
-// the loop's one timer, so an idle agent wakes for it at most once per
-// interval.
+// The agent's loop, its metrics: what settled, counted in AgentMetrics, and
+// the metrics file, rendered from the store's figures and the agent's own
+// and replaced whole every metrics_interval on the loop's one timer, so an
+// idle agent wakes for it at most once per interval.
 
 #include <string>
 #include <vector>
@@ -23,6 +23,29 @@ void AgentImpl::WriteMetricsIfDue(absl::Time steady) {
   if (steady < next_metrics_) return;
   next_metrics_ = steady + config_.agent.metrics_interval;
   WriteMetrics();
+}
+
+void AgentImpl::CountInMetrics(
+    const Settlement& s,
+    const absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason>& unsent) {
+  switch (s.kind) {
+    case Settlement::Kind::kDelivered:
+      // Both wall-clock times: the commit's and now, as a receiver sees it.
+      metrics_.OnDelivered(clock_->Now() - s.event.created);
+      break;
+    case Settlement::Kind::kAttempt:
+      break;  // counted by outcome when the answer came
+    case Settlement::Kind::kDeadLetter:
+      metrics_.OnDeadLettered(DeadReasonOf(s));
+      break;
+    case Settlement::Kind::kDeadLetterUnsent: {
+      auto why = unsent.find(s.event.seq);
+      metrics_.OnDeadLettered(why != unsent.end()
+                                  ? why->second
+                                  : AgentMetrics::DeadReason::kUnsendable);
+      break;
+    }
+  }
 }
 
 void AgentImpl::WriteMetrics() {

@@ -86,10 +86,10 @@ absl::Status AgentImpl::FlushSettlements() {
       Log(absl::StrCat("event ", s.event.id, ": no longer pending"));
       continue;
     }
+    CountInMetrics(s, unsent);
     switch (s.kind) {
       case Settlement::Kind::kDelivered:
         ++stats_.delivered;
-        metrics_.OnDelivered(clock_->Now() - s.event.created);
         break;
       case Settlement::Kind::kAttempt:
         ++stats_.retries_scheduled;
@@ -97,9 +97,6 @@ absl::Status AgentImpl::FlushSettlements() {
       case Settlement::Kind::kDeadLetter:
       case Settlement::Kind::kDeadLetterUnsent:
         ++stats_.dead_lettered;
-        metrics_.OnDeadLettered(s.kind == Settlement::Kind::kDeadLetter
-                                    ? DeadReasonOf(s)
-                                    : unsent[s.event.seq]);
         if (s.kind == Settlement::Kind::kDeadLetterUnsent) {
           Log(absl::StrCat("event ", s.event.id, " dead-lettered: ", s.reason));
         }
