@@ -23,12 +23,14 @@ absl::string_view TypeName(MetricFamily::Type type) {
   return "untyped";
 }
 
-// HELP text escapes backslash and line feed only (not double quotes).
-std::string EscapeHelp(absl::string_view help) {
+// Backslash and line feed always; a double quote only inside a label
+// value, since HELP text is not quoted.
+std::string Escape(absl::string_view text, bool quote) {
   std::string out;
-  for (char c : help) {
-    if (c == '\\') {
-      out += "\\\\";
+  for (char c : text) {
+    if (c == '\\' || (quote && c == '"')) {
+      out += '\\';
+      out += c;
     } else if (c == '\n') {
       out += "\\n";
     } else {
@@ -94,7 +96,7 @@ void AddHistogram(const Histogram& histogram, const MetricLabels& labels,
 std::string RenderPrometheusText(absl::Span<const MetricFamily> families) {
   std::string out;
   for (const MetricFamily& f : families) {
-    absl::StrAppend(&out, "# HELP ", f.name, " ", EscapeHelp(f.help), "\n");
+    absl::StrAppend(&out, "# HELP ", f.name, " ", Escape(f.help, /*quote=*/false), "\n");
     absl::StrAppend(&out, "# TYPE ", f.name, " ", TypeName(f.type), "\n");
     for (const MetricSample& sample : f.samples) {
       AppendSample(f.name, sample, &out);
@@ -104,19 +106,7 @@ std::string RenderPrometheusText(absl::Span<const MetricFamily> families) {
 }
 
 std::string EscapeLabelValue(absl::string_view value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
+  return Escape(value, /*quote=*/true);
 }
 
 std::string FormatSampleValue(double value) {
