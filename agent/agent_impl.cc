@@ -188,6 +188,7 @@ absl::StatusOr<uint64_t> AgentImpl::Drain() {
   ReportHeldLogs();
   // Everything this drain settled is on disk when it returns.
   OUTBOX_RETURN_IF_ERROR(SyncIfDue(/*now_please=*/true));
+  WriteMetrics();
   OUTBOX_ASSIGN_OR_RETURN(Stats stats, store_->GetStats());
   return stats.pending_events;
 }
@@ -252,8 +253,9 @@ absl::Status AgentImpl::Step() {
   OUTBOX_RETURN_IF_ERROR(StartDueEvents());
   OUTBOX_RETURN_IF_ERROR(Housekeeping(steady));
   OUTBOX_RETURN_IF_ERROR(SyncIfDue(/*now_please=*/idle_));
+  WriteMetricsIfDue(steady);
 
-  absl::Time wake = std::min(next_due_, next_housekeeping_);
+  absl::Time wake = std::min({next_due_, next_housekeeping_, next_metrics_});
   if (steady < store_full_until_) wake = std::min(wake, store_full_until_);
   if (unsynced_) {
     wake = std::min(wake, unsynced_since_ + config_.agent.ack_sync_interval);
@@ -288,7 +290,9 @@ absl::Status AgentImpl::StopIfAsked(bool* stopping) {
   in_flight_.clear();
   in_flight_seqs_.clear();
   stopped_ = true;
-  return SyncIfDue(/*now_please=*/true);
+  absl::Status synced = SyncIfDue(/*now_please=*/true);
+  WriteMetrics();  // the final figures, for a scraper that comes later
+  return synced;
 }
 
 LaneGate AgentImpl::GateFor(const Lane& lane, absl::Time steady,
@@ -318,7 +322,10 @@ absl::Status AgentImpl::StartDueEvents() {
     // Damaged entries are moved aside (raw bytes kept) so they block nothing
     // and an operator can see them among the dead letters.
     absl::Status s = store_->Quarantine(bad.seq);
-    if (s.ok()) ++stats_.quarantined;
+    if (s.ok()) {
+      ++stats_.quarantined;
+      metrics_.OnDeadLettered(AgentMetrics::DeadReason::kUndecodable);
+    }
     Log(LogSeverity::kError, LogEvent::kQuarantined,
         absl::StrCat("pending entry ", bad.seq, " is unreadable (",
                      bad.why.message(),
@@ -329,6 +336,7 @@ absl::Status AgentImpl::StartDueEvents() {
     absl::StatusOr<const Destination*> destination =
         Route(config_, event.type, event.destination);
     if (!destination.ok()) {
+      unsent_reasons_[event.seq] = AgentMetrics::DeadReason::kNoRoute;
       Settlement s;
       s.kind = Settlement::Kind::kDeadLetterUnsent;
       s.event = std::move(event);
@@ -354,6 +362,7 @@ bool AgentImpl::Send(PendingEvent event, const Destination& destination,
   if (!started.ok()) {
     // The transport refused this request itself (e.g. a Content-Type with a
     // line break): sending it again cannot help.
+    unsent_reasons_[event.seq] = AgentMetrics::DeadReason::kUnsendable;
     Settlement s;
     s.kind = Settlement::Kind::kDeadLetterUnsent;
     s.event = std::move(event);

@@ -28,6 +28,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/random/random.h"
+#include "agent/agent_metrics.h"
 #include "agent/config.h"
 #include "agent/log_limiter.h"
 #include "agent/reachability.h"
@@ -90,6 +91,16 @@ class AgentImpl final : public Agent {
   // If `s` says the store's disk is full, starts nothing for kFullDiskPause
   // and returns OK; otherwise returns `s`.
   absl::Status PauseIfDiskFull(const absl::Status& s);
+  // Rewrites the metrics file when metrics_interval has passed since the
+  // last time (agent_metrics_file.cc); WriteMetrics does it now. A failure
+  // is logged, never returned: metrics must not stop deliveries.
+  void WriteMetricsIfDue(absl::Time steady);
+  void WriteMetrics();
+  // Counts settlement `s`, written, in metrics_; `unsent` says why the
+  // unsendable ones of its round were dead-lettered.
+  void CountInMetrics(
+      const Settlement& s,
+      const absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason>& unsent);
   // Sleeps until something is ready, at most `limit`; ready_ says what.
   absl::Status Wait(absl::Duration limit = absl::InfiniteDuration());
   // Whether `fd` was in the last Wait's ready list.
@@ -150,6 +161,12 @@ class AgentImpl final : public Agent {
   bool idle_ = false;  // the last round started nothing and nothing is due
 
   AgentStats stats_;
+  AgentMetrics metrics_;
+  // Why each unsendable event of this round's settlements (by seq) is
+  // dead-lettered, for metrics_ once the write is done.
+  absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason> unsent_reasons_;
+  absl::Time next_metrics_ = absl::InfinitePast();  // Steady()
+  bool metrics_failing_ = false;  // the last write failed (logged once)
   absl::BitGen bitgen_;
 };
 

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "agent/agent_impl.h"
@@ -43,7 +44,8 @@ void AgentImpl::HandleResult(const HttpResult& result) {
     }
     return;  // not an attempt: the event is untouched
   }
-  if (reachability_.OnAnswer(destination.name)) {
+  metrics_.OnAttempt(AttemptOutcome(result));
+  if (reachability_.OnAnswer(destination.name, Steady())) {
     Log(LogSeverity::kInfo, LogEvent::kDestinationReachable,
         absl::StrCat("destination ", destination.name,
                      " reachable again (event ", event.id, " answered)"),
@@ -82,6 +84,8 @@ absl::Status AgentImpl::FlushSettlements() {
   if (settled_.empty()) return absl::OkStatus();
   std::vector<Settlement> batch;
   batch.swap(settled_);
+  absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason> unsent;
+  unsent.swap(unsent_reasons_);
   absl::StatusOr<SettleResult> result = store_->Settle(batch);
   // A full disk: the events stay as they were (a delivered one will be sent
   // again, with the same id).
@@ -97,6 +101,7 @@ absl::Status AgentImpl::FlushSettlements() {
           s.event.id);
       continue;
     }
+    CountInMetrics(s, unsent);
     switch (s.kind) {
       case Settlement::Kind::kDelivered:
         ++stats_.delivered;

@@ -23,6 +23,7 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "lib/status_macros.h"
+#include "platform/atomic_file.h"
 #include "proto/agent_config.pb.h"
 
 namespace outbox {
@@ -125,6 +126,31 @@ absl::Status ParseRoutes(const Checker& c, const Node& root,
   return absl::OkStatus();
 }
 
+absl::Status ParseMetrics(const Checker& c, const Node& node,
+                          AgentSettings* out) {
+  const auto& in = static_cast<const config::AgentSettings&>(*node.message);
+  OUTBOX_RETURN_IF_ERROR(c.Duration(node, "metrics_interval", Bound::kPositive,
+                                    &out->metrics_interval));
+  if (in.metrics_file().empty()) return absl::OkStatus();
+  absl::StatusOr<std::string> path = c.Resolve(in.metrics_file());
+  if (!path.ok()) return c.Wrap(node, "metrics_file", path.status());
+  out->metrics_file = *std::move(path);
+  // Checked now, so a typo in the directory stops the agent at its start
+  // rather than leaving a log line per interval.
+  const size_t slash = out->metrics_file.rfind('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                       : out->metrics_file.substr(0, slash);
+  absl::Status writable = CheckDirectoryWritable(dir);
+  if (!writable.ok()) {
+    return c.Error(
+        node, "metrics_file", -1,
+        absl::StrCat("cannot write metrics there: ", writable.message()),
+        writable.code());
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseAgent(const Checker& c, const Node& node,
                         AgentSettings* out) {
   const auto& in = static_cast<const config::AgentSettings&>(*node.message);
@@ -153,6 +179,7 @@ absl::Status ParseAgent(const Checker& c, const Node& node,
                                     &out->dead_letter_retention));
   OUTBOX_RETURN_IF_ERROR(c.Duration(node, "ack_sync_interval", Bound::kPositive,
                                     &out->ack_sync_interval));
+  OUTBOX_RETURN_IF_ERROR(ParseMetrics(c, node, out));
   if (in.memory_profile() == "small") {
     out->memory_profile = Options::MemoryProfile::kSmall;
   } else if (!in.memory_profile().empty() && in.memory_profile() != "default") {

@@ -74,6 +74,9 @@ struct AgentSettings {
   absl::Duration dead_letter_retention = absl::Hours(720);
   absl::Duration ack_sync_interval = absl::Seconds(1);
   Options::MemoryProfile memory_profile = Options::MemoryProfile::kDefault;
+  // Resolved like secrets_file; its directory exists. Empty: no file.
+  std::string metrics_file;
+  absl::Duration metrics_interval = absl::Seconds(15);
 };
 
 // A validated configuration. Plain data: safe for concurrent reads, needs

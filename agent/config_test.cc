@@ -134,6 +134,45 @@ TEST_F(ConfigTest, UnsetFieldsTakeDefaults) {
   EXPECT_EQ(config->agent.idempotency_purge_interval, absl::Hours(1));
   EXPECT_TRUE(config->destinations[0].tls.verify_peer);
   EXPECT_TRUE(config->routes.empty());
+  EXPECT_EQ(config->agent.metrics_file, "");  // no metrics file
+  EXPECT_EQ(config->agent.metrics_interval, absl::Seconds(15));
+}
+
+TEST_F(ConfigTest, MetricsFileResolvesAgainstConfigDirectory) {
+  absl::StatusOr<AgentConfig> config = Parse(
+      OneDestination() +
+      "agent { metrics_file: \"outbox.prom\" metrics_interval: \"5s\" }\n");
+  ASSERT_OUTBOX_OK(config);
+  EXPECT_EQ(config->agent.metrics_file, dir_.Sub("outbox.prom"));
+  EXPECT_EQ(config->agent.metrics_interval, absl::Seconds(5));
+}
+
+TEST_F(ConfigTest, MetricsIntervalMustBePositive) {
+  EXPECT_THAT(
+      ErrorOf(OneDestination() + "agent { metrics_interval: \"0\" }"),
+      HasSubstr(Where(5) + "agent.metrics_interval: must be > 0, got \"0\""));
+  EXPECT_THAT(
+      ErrorOf(OneDestination() + "agent { metrics_interval: \"-10s\" }"),
+      HasSubstr(Where(5) + "agent.metrics_interval: must be > 0"));
+}
+
+TEST_F(ConfigTest, MetricsFileInAMissingDirectoryIsNotFoundAndSaysWhich) {
+  const std::string message =
+      ErrorOf(OneDestination() + "agent { metrics_file: \"none/outbox.prom\" }",
+              absl::StatusCode::kNotFound);
+  EXPECT_THAT(message, HasSubstr(Where(5) +
+                                 "agent.metrics_file: cannot write "
+                                 "metrics there: directory " +
+                                 dir_.Sub("none") + " does not exist"));
+}
+
+TEST_F(ConfigTest, MetricsFileUnderAFileIsRefused) {
+  Write("plain", "x");
+  EXPECT_THAT(
+      ErrorOf(OneDestination() + "agent { metrics_file: \"plain/m.prom\" }",
+              absl::StatusCode::kFailedPrecondition),
+      HasSubstr("agent.metrics_file: cannot write metrics there: " +
+                dir_.Sub("plain") + " is not a directory"));
 }
 
 TEST_F(ConfigTest, SyntaxErrorNamesFileLineColumnAndField) {

@@ -31,6 +31,8 @@ constexpr Named kEvents[] = {
     {LogEvent::kNetworkNotWatched, "network_not_watched"},
     {LogEvent::kInternalError, "internal_error"},
     {LogEvent::kLogSuppressed, "log_suppressed"},
+    {LogEvent::kMetricsFileFailed, "metrics_file_failed"},
+    {LogEvent::kMetricsFileRecovered, "metrics_file_recovered"},
     {LogEvent::kAgentStarted, "agent_started"},
     {LogEvent::kDrained, "drained"},
     {LogEvent::kAgentExit, "agent_exit"},

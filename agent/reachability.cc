@@ -37,9 +37,14 @@ void Reachability::OnResult(absl::string_view destination, bool probe) {
   if (probe) states_[destination].probe_in_flight = false;
 }
 
-bool Reachability::OnAnswer(absl::string_view destination) {
+bool Reachability::OnAnswer(absl::string_view destination, absl::Time now) {
   State& state = states_[destination];
   const bool was_unreachable = !state.reachable;
+  if (was_unreachable) {
+    state.unreachable_before +=
+        std::max(absl::ZeroDuration(), now - state.unreachable_since);
+    state.unreachable_since = absl::InfiniteFuture();
+  }
   state.reachable = true;
   state.probe_backoff = absl::ZeroDuration();
   return was_unreachable;
@@ -51,6 +56,7 @@ bool Reachability::OnNeverReached(absl::string_view destination, bool probe,
   const bool newly = state.reachable;
   if (newly) {
     state.reachable = false;
+    state.unreachable_since = now;
     state.probe_backoff = probe_min_;
   } else if (probe) {
     // A failed probe doubles the wait, up to the configured maximum: an
@@ -103,6 +109,22 @@ bool Reachability::AllUnreachable() const {
   return !states_.empty() &&
          std::all_of(states_.begin(), states_.end(),
                      [](const auto& s) { return !s.second.reachable; });
+}
+
+Reachability::Snapshot Reachability::Of(absl::string_view destination,
+                                        absl::Time now) const {
+  Snapshot snapshot;
+  auto it = states_.find(destination);
+  if (it == states_.end()) return snapshot;
+  const State& state = it->second;
+  snapshot.reachable = state.reachable;
+  snapshot.paused = state.paused;
+  snapshot.unreachable = state.unreachable_before;
+  if (!state.reachable) {
+    snapshot.unreachable +=
+        std::max(absl::ZeroDuration(), now - state.unreachable_since);
+  }
+  return snapshot;
 }
 
 }  // namespace outbox

@@ -49,9 +49,9 @@ class Reachability {
   // Its result came back; `probe` as OnSend said.
   void OnResult(absl::string_view destination, bool probe);
 
-  // The receiver answered (any answer). Returns true if it had been
+  // The receiver answered (any answer) at `now`. Returns true if it had been
   // unreachable (worth a log line).
-  bool OnAnswer(absl::string_view destination);
+  bool OnAnswer(absl::string_view destination, absl::Time now);
   // The request never reached the receiver at `now`. Returns true if this
   // made the destination unreachable (worth a log line).
   bool OnNeverReached(absl::string_view destination, bool probe,
@@ -68,6 +68,17 @@ class Reachability {
   // True when there are destinations and none is reachable.
   bool AllUnreachable() const;
 
+  // What the metrics file shows of one destination at `now`.
+  struct Snapshot {
+    bool reachable = true;
+    bool paused = false;
+    // Time spent unreachable since the agent started, the current spell
+    // included.
+    absl::Duration unreachable = absl::ZeroDuration();
+  };
+  // REQUIRES: `destination` was named at construction.
+  Snapshot Of(absl::string_view destination, absl::Time now) const;
+
  private:
   struct State {
     bool paused = false;  // HTTP 410 until Resume
@@ -75,6 +86,9 @@ class Reachability {
     bool probe_in_flight = false;
     absl::Time probe_at = absl::InfinitePast();
     absl::Duration probe_backoff = absl::ZeroDuration();
+    // Since when it is unreachable, and the spells before this one.
+    absl::Time unreachable_since = absl::InfiniteFuture();
+    absl::Duration unreachable_before = absl::ZeroDuration();
   };
   const absl::Duration probe_min_, probe_max_;
   absl::flat_hash_map<std::string, State> states_;

@@ -84,9 +84,9 @@ TEST_F(ReachabilityTest, NetworkChangeProbesAtOnceThenBacksOffAgain) {
 
 TEST_F(ReachabilityTest, AnyAnswerOpensTheDestination) {
   r_.OnNeverReached("backend", false, kT0);
-  EXPECT_TRUE(r_.OnAnswer("backend"));
+  EXPECT_TRUE(r_.OnAnswer("backend", kT0));
   EXPECT_EQ(GateAt(kT0), LaneGate::kOpen);
-  EXPECT_FALSE(r_.OnAnswer("backend"));
+  EXPECT_FALSE(r_.OnAnswer("backend", kT0));
 }
 
 TEST_F(ReachabilityTest, PausedUntilResumed) {
@@ -102,6 +102,28 @@ TEST_F(ReachabilityTest, OfflineOnlyWhenEveryDestinationIsUnreachable) {
   EXPECT_FALSE(r_.AllUnreachable());
   r_.OnNeverReached("audit", false, kT0);
   EXPECT_TRUE(r_.AllUnreachable());
+}
+
+TEST_F(ReachabilityTest, SnapshotAddsUpEveryUnreachableSpell) {
+  EXPECT_EQ(r_.Of("backend", kT0).unreachable, absl::ZeroDuration());
+  r_.OnNeverReached("backend", false, kT0);
+  EXPECT_FALSE(r_.Of("backend", kT0).reachable);
+  EXPECT_EQ(r_.Of("backend", kT0 + absl::Seconds(4)).unreachable,
+            absl::Seconds(4));  // the spell under way counts
+  r_.OnAnswer("backend", kT0 + absl::Seconds(5));
+  r_.OnNeverReached("backend", false, kT0 + absl::Seconds(20));
+  r_.OnAnswer("backend", kT0 + absl::Seconds(22));
+  const Reachability::Snapshot s = r_.Of("backend", kT0 + absl::Hours(1));
+  EXPECT_TRUE(s.reachable);
+  EXPECT_EQ(s.unreachable, absl::Seconds(7));
+  EXPECT_EQ(r_.Of("audit", kT0 + absl::Hours(1)).unreachable,
+            absl::ZeroDuration());
+}
+
+TEST_F(ReachabilityTest, SnapshotShowsAPause) {
+  r_.Pause("backend");
+  EXPECT_TRUE(r_.Of("backend", kT0).paused);
+  EXPECT_FALSE(r_.Of("audit", kT0).paused);
 }
 
 }  // namespace

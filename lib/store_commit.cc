@@ -18,6 +18,15 @@
 namespace outbox {
 
 absl::StatusOr<CommitResult> StoreImpl::Commit(const Txn& txn) {
+  // The monotonic clock: a wall clock set meanwhile must not make a commit
+  // look hours long (or negative).
+  const absl::Duration started = clock_->Monotonic();
+  absl::StatusOr<CommitResult> result = CommitUntimed(txn);
+  if (result.ok()) commit_latency_.Record(clock_->Monotonic() - started);
+  return result;
+}
+
+absl::StatusOr<CommitResult> StoreImpl::CommitUntimed(const Txn& txn) {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
   OUTBOX_RETURN_IF_ERROR(ValidateTxn(txn));
   const std::string& key = txn.idempotency_key();

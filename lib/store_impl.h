@@ -22,6 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "lib/batch_group.h"
 #include "lib/commit_batch.h"
+#include "lib/latency_histogram.h"
 #include "lib/queue_index.h"
 #include "lib/rocks_options.h"
 #include "outbox/store.h"
@@ -213,8 +214,8 @@ class StoreImpl final : public Store {
   // Holds an idempotency key (none if empty) for the life of a Commit.
   class KeyHold {
    public:
-    KeyHold(StoreImpl* store, const std::string& key) ABSL_LOCKS_EXCLUDED(
-        store->mu_);
+    KeyHold(StoreImpl* store, const std::string& key)
+        ABSL_LOCKS_EXCLUDED(store->mu_);
     ~KeyHold();
     KeyHold(const KeyHold&) = delete;
     KeyHold& operator=(const KeyHold&) = delete;
@@ -223,6 +224,8 @@ class StoreImpl final : public Store {
     StoreImpl* const store_;
     const std::string& key_;
   };
+  // Commit without its timing (commit_latency_).
+  absl::StatusOr<CommitResult> CommitUntimed(const Txn& txn);
   // Writes `commit`, built at wall time `built`, and indexes its events.
   absl::Status WriteCommitLocked(CommitBatch* commit, absl::Time built)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -292,12 +295,13 @@ class StoreImpl final : public Store {
   // tombstones between live entries are never walked.
   // `batch`: how many entries to read at a time (the caller's limit).
   absl::Status ScanPending(absl::FunctionRef<bool(PendingEvent)> visit,
-                           size_t batch = 64)
-      ABSL_LOCKS_EXCLUDED(mu_, db_mu_);
+                           size_t batch = 64) ABSL_LOCKS_EXCLUDED(mu_, db_mu_);
   absl::StatusOr<DeadLetter> DecodeDeadLetter(absl::string_view key,
                                               absl::string_view value);
   rocksdb::ColumnFamilyHandle* TableHandle(absl::string_view table) const;
   absl::Status CheckOpen() const;
+  // The size of the files in path_ (Stats::disk_bytes).
+  absl::StatusOr<uint64_t> DiskBytes() const;
   absl::Time Now() const { return clock_->Now(); }
   void Wake();
 
@@ -344,6 +348,10 @@ class StoreImpl final : public Store {
   // every later write is refused until the store is reopened, because a
   // write acknowledged after such a failure could be lost with it.
   absl::Status write_error_ ABSL_GUARDED_BY(mu_);
+
+  // Every Commit that returned OK. Lock-free, so timing a commit adds no
+  // contention between committers.
+  LatencyHistogram commit_latency_{CommitLatencyBuckets()};
 
   absl::Mutex wakeup_mu_;
   std::function<void()> wakeup_ ABSL_GUARDED_BY(wakeup_mu_);

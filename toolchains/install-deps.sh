@@ -16,6 +16,7 @@ packages=(
   nlohmann-json3-dev      # JSON in outboxctl and outbox-sink (header-only)
   libsqlite3-dev          # the SQLite baseline of tests/bench/outbox_bench
   openssl                 # test certificates
+  python3-prometheus-client  # the Prometheus parser of tests/metrics
   file                    # CI checks that the aarch64 agent is static
   python3                 # tests/usage/help_blocks.py: the README's CLI reference
   systemd                 # systemd-analyze verify, systemd-sysusers (tests/dist)

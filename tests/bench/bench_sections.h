@@ -42,6 +42,11 @@ absl::Status RunChurnRows(const Scale& scale, const std::string& dir,
 absl::Status RunOfflineRows(const Scale& scale, const std::string& dir,
                             Table* table);
 
+// One metrics-file write as the agent makes it, with an empty store and N
+// pending (metrics_rows.cc).
+absl::Status RunMetricsRows(const Scale& scale, const std::string& dir,
+                            Table* table);
+
 // Open time and resident memory per backlog size, each in a child process
 // (open_rows.cc). `self` is this program, re-run as the child.
 absl::Status RunOpenRows(const Scale& scale, const std::string& dir,

@@ -106,6 +106,7 @@ int Main() {
       {"churn", [&] { return RunChurnRows(scale, d, &table); }},
       {"open", [&] { return RunOpenRows(scale, d, self, &table); }},
       {"offline", [&] { return RunOfflineRows(scale, d, &table); }},
+      {"metrics", [&] { return RunMetricsRows(scale, d, &table); }},
   };
   if (!scale.sections.empty()) {
     sections.erase(std::remove_if(sections.begin(), sections.end(),

@@ -5,6 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "agent/prometheus_text.h"
+#include "agent/store_metrics.h"
 #include "lib/status_macros.h"
 #include "platform/private_dir.h"
 #include "tools/ctl/command.h"
@@ -17,16 +19,23 @@ namespace outbox::ctl {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: outboxctl --db DIR stats [--json]\n"
+    "usage: outboxctl --db DIR stats [--json | --prometheus]\n"
     "\n"
     "Prints the queue's figures: pending events and their stored bytes, the\n"
     "age of the oldest pending event, dead letters, events delivered and\n"
     "dead letters purged (by the agent's dead_letter_retention or by\n"
-    "purge-dead) since the store was created, and the mode of the store's\n"
-    "directory (0700: only its owner may enter; a store others can reach is\n"
-    "refused). Read-only: works while outbox-agent runs.\n"
+    "purge-dead) since the store was created, the size of the store's\n"
+    "files, and the mode of its directory (0700: only its owner may\n"
+    "enter; a store others can reach is refused). Read-only: works while\n"
+    "outbox-agent runs.\n"
     "\n"
-    "  --json   one JSON object instead of text\n";
+    "  --json         one JSON object instead of text\n"
+    "  --prometheus   the Prometheus text format, with the names and values\n"
+    "                 of the store's part of outbox-agent's metrics_file.\n"
+    "                 What only a running agent knows (attempts by outcome,\n"
+    "                 requests in flight, dead letters it made by reason,\n"
+    "                 destination state, commit and delivery latency) is in\n"
+    "                 the agent's metrics_file only.\n";
 
 absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
   if (!args.positional.empty()) {
@@ -40,6 +49,13 @@ absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
   OUTBOX_ASSIGN_OR_RETURN(const unsigned mode, DirectoryMode(context.db));
   const std::string mode_text = absl::StrFormat("%04o", mode);
   const absl::Time now = absl::Now();
+  if (args.Has("json") && args.Has("prometheus")) {
+    return UsageError("--json and --prometheus exclude each other");
+  }
+  if (args.Has("prometheus")) {
+    Write(context.out, RenderPrometheusText(StoreMetricFamilies(stats)));
+    return absl::OkStatus();
+  }
   if (args.Has("json")) {
     nlohmann::ordered_json j;
     SetTime("as_of", now, &j);
@@ -51,6 +67,7 @@ absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
     j["delivered_total"] = stats.delivered_total;
     j["dead_letters_purged"] = stats.dead_letters_purged;
     j["store_dir_mode"] = mode_text;
+    j["disk_bytes"] = stats.disk_bytes;
     Write(context.out, absl::StrCat(DumpJson(j), "\n"));
     return absl::OkStatus();
   }
@@ -72,6 +89,7 @@ absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
   absl::StrAppendFormat(&text, "%-20s %d\n",
                         "dead letters purged:", stats.dead_letters_purged);
   absl::StrAppendFormat(&text, "%-20s %s\n", "store dir mode:", mode_text);
+  absl::StrAppendFormat(&text, "%-20s %d\n", "disk bytes:", stats.disk_bytes);
   absl::StrAppendFormat(&text, "%-20s %s\n", "as of:", FormatRfc3339(now));
   Write(context.out, text);
   return absl::OkStatus();
@@ -84,7 +102,7 @@ const Command& StatsCommand() {
       new Command{"stats",
                   "queue figures (pending, oldest age, dead, delivered)",
                   kUsage,
-                  {{"json", false}},
+                  {{"json", false}, {"prometheus", false}},
                   RunStats};
   return *command;
 }

@@ -59,6 +59,11 @@ enum class LogEvent {
   // over how long. Written when the next such record comes after that
   // minute, or when the agent stops.
   kLogSuppressed,
+  // The agent's metrics_file could not be written (full disk, directory
+  // gone); delivery goes on and the write is retried every interval. Once.
+  kMetricsFileFailed,
+  // The metrics_file written again after kMetricsFileFailed.
+  kMetricsFileRecovered,
   // Written by outbox-agent itself, not the library: delivering started,
   // a --drain-and-exit finished, the counters at exit, a fatal error.
   kAgentStarted,

@@ -20,6 +20,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "outbox/event.h"
+#include "outbox/histogram.h"
 #include "outbox/options.h"
 #include "outbox/txn.h"
 
@@ -124,6 +125,14 @@ struct Stats {
   // Dead letters deleted by PurgeDeadLetters or PurgeDeadLetter, since the
   // store was created.
   uint64_t dead_letters_purged = 0;
+  // Size of the files in the store's directory (RocksDB's tables, logs and
+  // manifests), from a listing of the directory: a few dozen files, never a
+  // scan of the entries.
+  uint64_t disk_bytes = 0;
+  // How long Commit took (to its OK, fsync included), for the commits made
+  // through this Store object since it was opened. Kept in memory only, so a
+  // read-only open, or any other process, sees none.
+  Histogram commit_latency;
 };
 
 // An outbox store on local disk (RocksDB inside).
