@@ -78,9 +78,12 @@ def update(path, readme, bin_dir):
     def replace(block):
         return (f"<!-- help: {block['cmd']} -->\n```text\n"
                 f"{run(bin_dir, block['cmd'])}```\n")
+    # Every program runs before the file is opened: a program that fails
+    # (not built yet) exits here and leaves the README as it was.
+    updated = BLOCK.sub(replace, readme)
     with open(path, "w", encoding="utf-8") as f:
-        f.write(BLOCK.sub(replace, readme))
-    return check(BLOCK.sub(replace, readme), bin_dir)
+        f.write(updated)
+    return check(updated, bin_dir)
 
 
 def main():
