@@ -1,0 +1,68 @@
+// Copyright (c) edge-outbox authors.
+//
+// Templates of a workflow step's revert (issue 13, seed 003's revert block):
+// text with placeholders "{{<value reference>}}" (agent/workflow/value_ref.h),
+// e.g. "https://inv.example/api/{{response:reserve:/reservationId}}/release".
+// "{{" always opens a placeholder; there is no escape for a literal "{{".
+//
+// Filling never pastes a value in unescaped (the seed's bug):
+//   - URL templates percent-encode the value: every byte outside
+//     RFC 3986's unreserved set (A-Z a-z 0-9 - . _ ~) becomes %XX, so a value
+//     cannot add a path segment, a query or a fragment. Strings are encoded as
+//     their bytes, numbers and booleans as their JSON text; null, arrays and
+//     objects cannot go into a URL.
+//   - Payload templates insert the value as a JSON value (its JSON text:
+//     strings quoted and escaped by nlohmann), so the placeholder stands where
+//     a JSON value may stand: {"id": {{response:reserve:/id}}}, not inside
+//     quotes. A payload template is checked when parsed: it must be JSON with
+//     any value in place of its placeholders.
+// A placeholder whose value is missing fails the fill (kFailedPrecondition:
+// this revert cannot be built); it never becomes an empty string.
+
+#ifndef OUTBOX_AGENT_WORKFLOW_TEMPLATE_H_
+#define OUTBOX_AGENT_WORKFLOW_TEMPLATE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "agent/workflow/value_ref.h"
+
+namespace outbox::workflow {
+
+// A parsed template. Plain data; build it with ParseTemplate.
+struct Template {
+  enum class Kind { kUrl, kPayload };
+  struct Part {
+    std::string literal;   // text before the placeholder (may be empty)
+    bool has_ref = false;  // false only for the trailing literal
+    ValueRef ref;
+  };
+  Kind kind = Kind::kUrl;
+  std::vector<Part> parts;
+};
+
+// Parses `text`. Errors: kInvalidArgument for an unclosed "{{", a bad
+// reference, or (kPayload) text that would not be JSON once filled.
+absl::StatusOr<Template> ParseTemplate(absl::string_view text,
+                                       Template::Kind kind);
+
+// The references `tmpl` uses, in order (for the config checker).
+std::vector<const ValueRef*> References(const Template& tmpl);
+
+// `tmpl` with every placeholder replaced by its value from `resolver`,
+// encoded as the kind requires. Errors: kFailedPrecondition when a value is
+// missing, a document is not JSON, or a URL value is not a string, number
+// or boolean; the message names the placeholder, never the value.
+absl::StatusOr<std::string> Fill(const Template& tmpl, ValueResolver& resolver);
+
+// `bytes` with every byte outside RFC 3986's unreserved set as %XX
+// (uppercase hex), via libcurl's curl_easy_escape. Errors: kInvalidArgument
+// if `bytes` is longer than curl takes (INT_MAX); kResourceExhausted if curl
+// cannot allocate.
+absl::StatusOr<std::string> PercentEncode(absl::string_view bytes);
+
+}  // namespace outbox::workflow
+
+#endif  // OUTBOX_AGENT_WORKFLOW_TEMPLATE_H_
