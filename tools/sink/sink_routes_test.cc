@@ -50,9 +50,7 @@ class SinkRoutesTest : public ::testing::Test {
 
   void TearDown() override {
     if (sink_ == nullptr) return;
-    absl::StatusOr<int> code = sink_->Stop();
-    ASSERT_OUTBOX_OK(code);
-    EXPECT_EQ(*code, 0) << sink_->Stderr();
+    EXPECT_OUTBOX_OK(StopCleanly(sink_.get()));
   }
 
   // Sends `body` as webhook `id` with `method` to `path`, signed unless
