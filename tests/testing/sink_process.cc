@@ -58,4 +58,14 @@ std::vector<std::string> ReadLines(const std::string& path) {
   return lines;
 }
 
+absl::Status StopCleanly(SinkProcess* sink) {
+  absl::StatusOr<int> code = sink->Stop();
+  if (!code.ok()) return code.status();
+  if (*code != 0) {
+    return absl::InternalError(
+        absl::StrCat("outbox-sink exited with ", *code, ": ", sink->Stderr()));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace outbox::sink

@@ -33,6 +33,10 @@ absl::StatusOr<ExitResult> RunToExit(
     const std::vector<std::string>& args,
     absl::Duration timeout = absl::Seconds(10));
 
+// Stops `sink` (SIGTERM) and waits. Errors: Stop()'s, or kInternal with
+// its stderr if it did not exit with 0 (tests' TearDown checks this).
+absl::Status StopCleanly(SinkProcess* sink);
+
 // The lines of a file (without newlines); empty if it does not exist.
 std::vector<std::string> ReadLines(const std::string& path);
 

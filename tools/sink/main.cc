@@ -11,7 +11,9 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,6 +26,7 @@
 #include "platform/posix_error.h"
 #include "tools/sink/receiver.h"
 #include "tools/sink/request_log.h"
+#include "tools/sink/routes.h"
 #include "tools/sink/sink_options.h"
 #include "tools/sink/sink_server.h"
 
@@ -72,13 +75,20 @@ int Run(const std::vector<std::string>& args) {
   absl::StatusOr<std::vector<WebhookSecret>> secrets =
       ReadSecretsFile(options->secret_file);
   if (!secrets.ok()) return Fail(kExitUsage, secrets.status());
+  std::optional<RouteTable> routes;
+  if (!options->routes_path.empty()) {
+    absl::StatusOr<RouteTable> loaded = RouteTable::Load(options->routes_path);
+    if (!loaded.ok()) return Fail(kExitUsage, loaded.status());
+    routes = *std::move(loaded);
+  }
   absl::StatusOr<std::unique_ptr<RequestLog>> log =
       RequestLog::Open(options->log_path);
   if (!log.ok()) return Fail(kExitRuntime, log.status());
 
   const uint64_t seed = options->faults.seed.value_or(RandomSeed());
   const size_t secret_count = secrets->size();
-  Receiver receiver(*std::move(secrets), *options, seed, log->get());
+  Receiver receiver(*std::move(secrets), *options, seed, log->get(),
+                    routes.has_value() ? &*routes : nullptr);
 
   // A dropped connection makes httplib write into a shut-down socket.
   signal(SIGPIPE, SIG_IGN);
@@ -91,8 +101,10 @@ int Run(const std::vector<std::string>& args) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  absl::StatusOr<std::unique_ptr<SinkServer>> server =
-      SinkServer::Bind(*options, &receiver);
+  absl::StatusOr<std::unique_ptr<SinkServer>> server = SinkServer::Bind(
+      *options,
+      routes.has_value() ? routes->Methods() : std::set<std::string>(),
+      &receiver);
   if (!server.ok()) return Fail(kExitRuntime, server.status());
   SinkServer* const srv = server->get();
   if (!options->port_file.empty()) {

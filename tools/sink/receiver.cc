@@ -7,16 +7,20 @@
 #include <utility>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 
 namespace outbox::sink {
 
 Receiver::Receiver(std::vector<WebhookSecret> secrets,
-                   const SinkOptions& options, uint64_t seed, RequestLog* log)
+                   const SinkOptions& options, uint64_t seed, RequestLog* log,
+                   const RouteTable* routes)
     : secrets_(std::move(secrets)),
       faults_(options.faults),
       tolerance_(options.timestamp_tolerance),
       log_(log),
-      planner_(options.faults, seed) {}
+      routes_(routes),
+      planner_(options.faults, seed),
+      route_counters_(routes == nullptr ? 0 : routes->routes().size(), 0) {}
 
 void Receiver::Verify(const IncomingRequest& request, absl::Time now,
                       LogRecord* record) const {
@@ -53,22 +57,40 @@ void Receiver::Verify(const IncomingRequest& request, absl::Time now,
   record->signature_valid = true;
 }
 
-Reply Receiver::Handle(const IncomingRequest& request, absl::Time now) {
-  LogRecord record;
-  record.id = request.webhook_id;
-  record.received = now;
-  record.method = request.method;
-  record.path = request.path;
-  record.idempotency_key = request.idempotency_key;
-  record.content_type = request.content_type;
-  record.body = request.body;
-  Verify(request, now, &record);
+Reply Receiver::Answer(const IncomingRequest& request,
+                       const std::optional<RouteMatch>& match,
+                       LogRecord* record) {
+  Reply reply;
+  if (routes_ == nullptr) return reply;
+  if (!match.has_value()) {
+    reply.status = 404;
+    return reply;
+  }
+  int64_t counter = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    counter = ++route_counters_[match->index];
+  }
+  RouteAnswer answer = AnswerRoute(*match, request.body, counter, RandomUuid());
+  record->route_error = std::move(answer.error);
+  reply.status = answer.status;
+  reply.body = std::move(answer.body);
+  reply.content_type = std::move(answer.content_type);
+  return reply;
+}
 
+Reply Receiver::Decide(const IncomingRequest& request, LogRecord* record) {
+  std::optional<RouteMatch> match;
+  if (routes_ != nullptr) {
+    match = routes_->Match(request.method, request.raw_path);
+    // Logged for every request, also one a fault answers.
+    if (match.has_value()) record->route = match->route->name;
+  }
   Reply reply;
   if (std::optional<int> fixed =
           FixedStatus(request.path, request.event_type, faults_)) {
     reply.status = *fixed;
-  } else if (!record.signature_valid) {
+  } else if (!record->signature_valid) {
     reply.status = 401;
   } else {
     switch (planner_.Draw()) {
@@ -83,13 +105,32 @@ Reply Receiver::Handle(const IncomingRequest& request, absl::Time now) {
         reply.status = 429;
         break;
       case Fault::kNone:
-        reply.status = 200;
+        reply = Answer(request, match, record);
         break;
     }
   }
   if (reply.status == 429) reply.retry_after = faults_.retry_after;
+  if (!reply.drop && reply.body.empty()) {
+    reply.body = absl::StrCat(reply.status, "\n");
+  }
+  return reply;
+}
+
+Reply Receiver::Handle(const IncomingRequest& request, absl::Time now) {
+  LogRecord record;
+  record.id = request.webhook_id;
+  record.received = now;
+  record.method = request.method;
+  record.path = request.path;
+  record.idempotency_key = request.idempotency_key;
+  record.content_type = request.content_type;
+  record.body = request.body;
+  Verify(request, now, &record);
+
+  const Reply reply = Decide(request, &record);
   record.dropped = reply.drop;
   record.status = reply.status;
+  if (!reply.drop) record.response = reply.body;
 
   absl::Status logged;
   {

@@ -16,10 +16,11 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "agent/webhook_signature.h"
 #include "tools/sink/fault_plan.h"
 #include "tools/sink/request_log.h"
+#include "tools/sink/routes.h"
 #include "tools/sink/sink_options.h"
-#include "agent/webhook_signature.h"
 
 namespace outbox::sink {
 
@@ -27,7 +28,8 @@ namespace outbox::sink {
 // absent.
 struct IncomingRequest {
   std::string method;
-  std::string path;
+  std::string path;      // Decoded, as logged.
+  std::string raw_path;  // As sent (percent-encoded), no query: for routes.
   std::string body;
   std::optional<std::string> webhook_id;
   std::optional<std::string> webhook_timestamp;
@@ -41,13 +43,16 @@ struct Reply {
   bool drop = false;  // Close the connection instead of answering.
   int status = 200;
   std::optional<std::string> retry_after;  // Set on every 429.
+  std::string body;
+  std::string content_type = "text/plain";
 };
 
 // Decides and logs. The order of checks, documented in --help:
 //   1. a fixed status (POST /status/NNN, --status-for-type);
 //   2. a bad signature or stale timestamp -> 401;
 //   3. a random fault (drop / fail / throttle);
-//   4. 200.
+//   4. with routes: the matched route's answer, or 404 when none matches;
+//      without: 200.
 // "duplicate" means the webhook-id was processed earlier in this process
 // (answered 2xx, or dropped after reading: a drop simulates an answer lost
 // on the way back):
@@ -56,9 +61,10 @@ struct Reply {
 // Thread-safe: HTTP worker threads call Handle concurrently.
 class Receiver {
  public:
-  // REQUIRES: `log` outlives the Receiver.
+  // REQUIRES: `log` and `routes` (nullptr: no --routes) outlive the
+  // Receiver.
   Receiver(std::vector<WebhookSecret> secrets, const SinkOptions& options,
-           uint64_t seed, RequestLog* log);
+           uint64_t seed, RequestLog* log, const RouteTable* routes = nullptr);
 
   // Decides the reply for `request` received at `now` and appends its log
   // line before returning, so the line exists before the client hears back.
@@ -70,14 +76,24 @@ class Receiver {
   // Fills record->signature_valid / signature_error / webhook_timestamp.
   void Verify(const IncomingRequest& request, absl::Time now,
               LogRecord* record) const;
+  // The reply by the order above; fills record->route and route_error.
+  Reply Decide(const IncomingRequest& request, LogRecord* record)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Step 4 above.
+  Reply Answer(const IncomingRequest& request,
+               const std::optional<RouteMatch>& match, LogRecord* record)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::vector<WebhookSecret> secrets_;
   const FaultOptions faults_;
   const absl::Duration tolerance_;
   RequestLog* const log_;
+  const RouteTable* const routes_;
   FaultPlanner planner_;
   absl::Mutex mu_;
   absl::flat_hash_set<std::string> answered_ids_ ABSL_GUARDED_BY(mu_);
+  // Requests answered so far per route (RouteTable::routes() index).
+  std::vector<int64_t> route_counters_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace outbox::sink

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "agent/webhook_signature.h"
 #include "gtest/gtest.h"
 #include "tests/testing/sink_process.h"
@@ -220,6 +221,8 @@ TEST(RequestLogFormatTest, LinesAreStableByteForByte) {
   r.status = 200;
   r.idempotency_key = "k\x01";
   r.content_type = "application/json";
+  r.route = "POST /p";
+  r.response = "{\"id\":\"R\\\"1\"}";
   r.body = "line1\nq\"\\\x01 caf\xC3\xA9";
   EXPECT_EQ(FormatLogLine(9, r),
             R"({"seq":9,"id":"a\"b","webhook_timestamp":1767225600,)"
@@ -227,6 +230,8 @@ TEST(RequestLogFormatTest, LinesAreStableByteForByte) {
             R"("signature_valid":true,"signature_error":null,)"
             R"("duplicate":false,"action":"answer","status":200,)"
             R"("idempotency_key":"k\u0001","content_type":"application/json",)"
+            R"("route":"POST /p","route_error":null,)"
+            R"("response":"{\"id\":\"R\\\"1\"}",)"
             "\"body\":\"line1\\nq\\\"\\\\\\u0001 caf\xC3\xA9\"}");
   r.id.reset();
   r.webhook_timestamp.reset();
@@ -234,15 +239,20 @@ TEST(RequestLogFormatTest, LinesAreStableByteForByte) {
   r.status = 0;
   r.signature_valid = false;
   r.signature_error = "no webhook-signature header";
+  r.route_error = "{request:/a}: the request body has no value there";
+  r.response.reset();
   r.body = std::string("\xff\xfe", 2);
-  EXPECT_EQ(FormatLogLine(10, r),
-            R"({"seq":10,"id":null,"webhook_timestamp":null,)"
-            R"("ts_ms":1767225600123,"method":"POST","path":"/p\\xff\\x01",)"
-            R"("signature_valid":false,)"
-            R"("signature_error":"no webhook-signature header",)"
-            R"("duplicate":false,"action":"drop","status":0,)"
-            R"("idempotency_key":"k\u0001","content_type":"application/json",)"
-            R"("body_base64":"//4="})");
+  EXPECT_EQ(
+      FormatLogLine(10, r),
+      R"({"seq":10,"id":null,"webhook_timestamp":null,)"
+      R"("ts_ms":1767225600123,"method":"POST","path":"/p\\xff\\x01",)"
+      R"("signature_valid":false,)"
+      R"("signature_error":"no webhook-signature header",)"
+      R"("duplicate":false,"action":"drop","status":0,)"
+      R"("idempotency_key":"k\u0001","content_type":"application/json",)"
+      R"("route":"POST /p",)"
+      R"("route_error":"{request:/a}: the request body has no value there",)"
+      R"("response":null,"body_base64":"//4="})");
 }
 
 TEST(RequestLogFormatTest, BodyCannotForgeAKey) {
@@ -250,6 +260,82 @@ TEST(RequestLogFormatTest, BodyCannotForgeAKey) {
   r.status = 503;
   r.body = R"(x","status":200,"y":")";
   EXPECT_EQ(JsonField(FormatLogLine(1, r), "status"), "503");
+}
+
+class ReceiverRoutesTest : public ReceiverTest {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<RouteTable> routes = RouteTable::Parse(
+        R"({"routes": [
+          {"route": "POST /fraud", "body": {"riskScore": "{request:/score}"}},
+          {"route": "DELETE /res/{id}", "body": {"released": "{path:id}"}}
+        ]})",
+        "test");
+    ASSERT_OUTBOX_OK(routes);
+    routes_ = *std::move(routes);
+    absl::StatusOr<std::unique_ptr<RequestLog>> log =
+        RequestLog::Open(log_path_);
+    ASSERT_OUTBOX_OK(log);
+    log_ = *std::move(log);
+    receiver_ =
+        std::make_unique<Receiver>(std::vector<WebhookSecret>{Secret(kSecret)},
+                                   SinkOptions(), 1, log_.get(), &routes_);
+  }
+
+  IncomingRequest At(const std::string& method, const std::string& path,
+                     const std::string& body) {
+    IncomingRequest r = Signed("msg_1", body);
+    r.method = method;
+    r.path = path;
+    r.raw_path = path;
+    return r;
+  }
+
+  RouteTable routes_;
+};
+
+TEST_F(ReceiverRoutesTest, MatchedRouteAnswersItsBodyAndLogsRouteAndResponse) {
+  Reply reply =
+      receiver_->Handle(At("POST", "/fraud", R"({"score":75})"), kNow);
+  EXPECT_EQ(reply.status, 200);
+  EXPECT_EQ(reply.body, R"({"riskScore":75})");
+  EXPECT_EQ(reply.content_type, "application/json");
+  std::vector<std::string> lines = Lines();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(JsonString(lines[0], "route"), "POST /fraud");
+  EXPECT_EQ(JsonString(lines[0], "response"), R"({"riskScore":75})");
+  EXPECT_EQ(JsonField(lines[0], "route_error"), "null");
+}
+
+TEST_F(ReceiverRoutesTest, OtherMethodsAreRoutedToo) {
+  Reply reply = receiver_->Handle(At("DELETE", "/res/R-1", ""), kNow);
+  EXPECT_EQ(reply.status, 200);
+  EXPECT_EQ(reply.body, R"({"released":"R-1"})");
+}
+
+TEST_F(ReceiverRoutesTest, MissingPointerAnswers500AndLogsTheReason) {
+  Reply reply = receiver_->Handle(At("POST", "/fraud", R"({"x":1})"), kNow);
+  EXPECT_EQ(reply.status, 500);
+  std::vector<std::string> lines = Lines();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(JsonField(lines[0], "status"), "500");
+  EXPECT_TRUE(absl::StrContains(JsonString(lines[0], "route_error"), "/score"))
+      << lines[0];
+  EXPECT_EQ(JsonString(lines[0], "response"), reply.body);
+}
+
+TEST_F(ReceiverRoutesTest, PathNoRouteMatchesIsAnswered404) {
+  Reply reply = receiver_->Handle(At("POST", "/nowhere", "{}"), kNow);
+  EXPECT_EQ(reply.status, 404);
+  EXPECT_EQ(JsonField(Lines().at(0), "route"), "null");
+}
+
+TEST_F(ReceiverRoutesTest, BadSignatureIs401EvenOnARoute) {
+  IncomingRequest r = At("DELETE", "/res/R-1", "");
+  r.webhook_signature =
+      Sign(Secret(kWrongSecret), "msg_1", absl::ToUnixSeconds(kNow), "");
+  EXPECT_EQ(receiver_->Handle(r, kNow).status, 401);
+  EXPECT_EQ(JsonString(Lines().at(0), "route"), "DELETE /res/{id}");
 }
 
 }  // namespace

@@ -41,6 +41,9 @@ std::string FormatLogLine(int64_t seq, const LogRecord& r) {
       {"status", r.status},
       {"idempotency_key", OptionalString(r.idempotency_key)},
       {"content_type", OptionalString(r.content_type)},
+      {"route", OptionalString(r.route)},
+      {"route_error", OptionalString(r.route_error)},
+      {"response", OptionalString(r.response)},
   };
   if (r.webhook_timestamp.has_value()) {
     line["webhook_timestamp"] = *r.webhook_timestamp;

@@ -32,6 +32,9 @@ struct LogRecord {
   int status = 0;        // 0 when dropped.
   std::optional<std::string> idempotency_key;
   std::optional<std::string> content_type;
+  std::optional<std::string> route;        // The --routes entry matched.
+  std::optional<std::string> route_error;  // Why its template failed.
+  std::optional<std::string> response;     // The body sent; none if dropped.
   std::string body;
 };
 

@@ -84,6 +84,11 @@ std::map<std::string, Setter> Setters(SinkOptions* o) {
     o->tls_key = v;
     return absl::OkStatus();
   };
+  s["routes"] = [o](const std::string& v) {
+    if (v.empty()) return Bad("routes", "want a file name");
+    o->routes_path = v;
+    return absl::OkStatus();
+  };
   s["timestamp-tolerance"] = [o](const std::string& v) {
     int seconds = 0;
     OUTBOX_RETURN_IF_ERROR(
@@ -232,20 +237,48 @@ Fixed answers, checked before everything else:
   --status-for-type T=CODE Answer CODE when header --type-header equals T.
                            Repeatable.
   --type-header NAME       Default: x-event-type.
+Services (answers per method and path, e.g. seed 003's inventory, fraud
+check, shipping and billing: tools/sink/testdata/seed003_routes.json):
+  --routes FILE            JSON, // and /* */ comments allowed:
+                             {"routes": [{"route": "POST /api/billing",
+                                          "status": 200, "body": {...},
+                                          "fail": {...}}, ...]}
+                           "route": METHOD (GET POST PUT PATCH DELETE) and a
+                           path; a {NAME} segment matches any one segment
+                           (percent-decoded). The first route that matches
+                           answers; with --routes, a request no route
+                           matches is answered 404.
+                           "status": 200..599, default 200.
+                           "body": a JSON template (none: the status as
+                           text). In its strings, {uuid} is a fresh UUID
+                           (one per request), {counter} the route's request
+                           count (1, 2...), {path:NAME} the {NAME} segment,
+                           {request:/POINTER} the value at that JSON pointer
+                           (RFC 6901) in the request body. A string that is
+                           one placeholder becomes the value with its type;
+                           values are inserted as JSON, never pasted. A
+                           request without the value is answered 500
+                           {"error": ...}, logged as route_error.
+                           "fail": {"when": "/POINTER", "in": [values...],
+                           "status": S, "body": {...}}: answer S (and that
+                           body) when the request's value there is listed.
 
 Otherwise: an invalid or missing signature, or a timestamp outside the
-tolerance, is answered 401; a valid one 200 (a duplicate, i.e. a webhook-id
-already processed in this run, is answered 200 again and logged with
-"duplicate":true; a dropped request counts as processed, since a drop stands
-for an answer lost on the way back). Only POST is routed; other methods get httplib's 404.
+tolerance, is answered 401; a valid one by its route, or 200 without
+--routes (a duplicate, i.e. a webhook-id already processed in this run, is
+answered again and logged with "duplicate":true; a dropped request counts as
+processed, since a drop stands for an answer lost on the way back). POST is
+always routed, other methods only if a route uses them; the rest get
+httplib's 404 (not logged). Every routed request must be signed, reverts too.
 
 Log line fields: seq, id, webhook_timestamp, ts_ms (receive time), method,
 path, signature_valid, signature_error, duplicate, action ("answer" or
-"drop"), status (0 when dropped), idempotency_key, content_type, and body
-(or body_base64 when the body is not UTF-8).
+"drop"), status (0 when dropped), idempotency_key, content_type, route (the
+--routes entry matched, or null), route_error, response (the body sent, or
+null when dropped), and body (or body_base64 when the body is not UTF-8).
 
 Exit status: 0 after SIGTERM/SIGINT, 2 for bad flags or an unusable secret
-file, 1 when the log, certificates or port cannot be used.
+or routes file, 1 when the log, certificates or port cannot be used.
 )";
 }
 

@@ -46,6 +46,7 @@ struct SinkOptions {
   std::string log_path;
   std::string tls_cert;
   std::string tls_key;
+  std::string routes_path;  // --routes; empty: every POST is answered 200.
   absl::Duration timestamp_tolerance = absl::Minutes(5);
   FaultOptions faults;
   bool help = false;

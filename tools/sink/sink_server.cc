@@ -32,6 +32,7 @@ IncomingRequest FromHttp(const httplib::Request& req,
   IncomingRequest in;
   in.method = req.method;
   in.path = req.path;
+  in.raw_path = req.target.substr(0, req.target.find('?'));
   in.body = req.body;
   in.webhook_id = HeaderOf(req, "webhook-id");
   in.webhook_timestamp = HeaderOf(req, "webhook-timestamp");
@@ -86,7 +87,8 @@ SinkServer::SinkServer(std::unique_ptr<httplib::Server> server, int port)
 SinkServer::~SinkServer() = default;
 
 absl::StatusOr<std::unique_ptr<SinkServer>> SinkServer::Bind(
-    const SinkOptions& options, Receiver* receiver) {
+    const SinkOptions& options, const std::set<std::string>& methods,
+    Receiver* receiver) {
   std::unique_ptr<httplib::Server> server;
   if (!options.tls_cert.empty()) {
     auto tls = std::make_unique<httplib::SSLServer>(options.tls_cert.c_str(),
@@ -104,14 +106,15 @@ absl::StatusOr<std::unique_ptr<SinkServer>> SinkServer::Bind(
 
   const std::string type_header = options.faults.type_header;
   const absl::Duration delay = options.faults.delay;
-  server->Post(".*", [receiver, type_header, delay](const httplib::Request& req,
-                                                    httplib::Response& res) {
+  const httplib::Server::Handler handler = [receiver, type_header, delay](
+                                               const httplib::Request& req,
+                                               httplib::Response& res) {
     const Reply reply =
         receiver->Handle(FromHttp(req, type_header), absl::Now());
     if (delay > absl::ZeroDuration()) absl::SleepFor(delay);
     if (reply.drop) {
-      // httplib still writes a response after we return, but into a socket
-      // that is shut down: the client gets EOF and no status line.
+      // httplib still writes a response after we return, but into a
+      // socket that is shut down: the client gets EOF and no status.
       absl::Status aborted =
           AbortConnection(req.remote_addr, req.remote_port, req.local_port);
       if (!aborted.ok()) {
@@ -124,8 +127,17 @@ absl::StatusOr<std::unique_ptr<SinkServer>> SinkServer::Bind(
     if (reply.retry_after.has_value()) {
       res.set_header("Retry-After", *reply.retry_after);
     }
-    res.set_content(absl::StrCat(reply.status, "\n"), "text/plain");
-  });
+    res.set_content(reply.body, reply.content_type.c_str());
+  };
+  // POST always (any path); the other methods only for the routes that use
+  // them, so that the rest still get httplib's 404.
+  server->Post(".*", handler);
+  for (const std::string& method : methods) {
+    if (method == "GET") server->Get(".*", handler);
+    if (method == "PUT") server->Put(".*", handler);
+    if (method == "PATCH") server->Patch(".*", handler);
+    if (method == "DELETE") server->Delete(".*", handler);
+  }
 
   int port = -1;
   if (options.port == 0) {

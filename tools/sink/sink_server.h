@@ -6,6 +6,8 @@
 #define OUTBOX_TOOLS_SINK_SINK_SERVER_H_
 
 #include <memory>
+#include <set>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "tools/sink/receiver.h"
@@ -24,11 +26,13 @@ class SinkServer {
  public:
   // Creates the server (HTTPS when options.tls_cert is set) and binds it to
   // options.bind_address:options.port, so connections queue from the moment
-  // this returns. REQUIRES: `receiver` outlives the SinkServer.
+  // this returns. POST requests and those of `methods` (GET, PUT, PATCH,
+  // DELETE) go to `receiver`. REQUIRES: `receiver` outlives the SinkServer.
   // Errors: kInvalidArgument if the certificate or key cannot be loaded,
   // kUnavailable if the address cannot be bound.
   static absl::StatusOr<std::unique_ptr<SinkServer>> Bind(
-      const SinkOptions& options, Receiver* receiver);
+      const SinkOptions& options, const std::set<std::string>& methods,
+      Receiver* receiver);
   ~SinkServer();
 
   // The bound port (the chosen one when options.port was 0).

@@ -39,9 +39,7 @@ class SinkTest : public ::testing::Test {
 
   void TearDown() override {
     if (sink_ == nullptr) return;
-    absl::StatusOr<int> code = sink_->Stop();
-    ASSERT_OUTBOX_OK(code);
-    EXPECT_EQ(*code, 0) << sink_->Stderr();
+    EXPECT_OUTBOX_OK(StopCleanly(sink_.get()));
   }
 
   void StartSink(std::vector<std::string> extra = {}) {

@@ -59,9 +59,7 @@ class SinkTlsTest : public ::testing::Test {
 
   void TearDown() override {
     if (sink_ == nullptr) return;
-    absl::StatusOr<int> code = sink_->Stop();
-    ASSERT_OUTBOX_OK(code);
-    EXPECT_EQ(*code, 0) << sink_->Stderr();
+    EXPECT_OUTBOX_OK(StopCleanly(sink_.get()));
   }
 
   httplib::Result SignedPost(httplib::SSLClient& client,
