@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "outbox/store.h"
 #include "tests/testing/events.h"
+#include "tests/testing/file_mode.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
 
@@ -21,20 +22,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class ScopedUmask {
- public:
-  explicit ScopedUmask(mode_t mask) : old_(umask(mask)) {}
-  ~ScopedUmask() { umask(old_); }
-
- private:
-  const mode_t old_;
-};
-
-unsigned ModeOf(const std::string& path) {
-  struct stat st;
-  EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
-  return st.st_mode & 07777;
-}
+using testing::ModeOf;
+using testing::ScopedUmask;
 
 Options SalesOptions() {
   Options o;

@@ -10,6 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/file_mode.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
 
@@ -19,20 +20,8 @@ namespace {
 using ::testing::HasSubstr;
 
 // Sets the process's umask for one test; restores it after.
-class ScopedUmask {
- public:
-  explicit ScopedUmask(mode_t mask) : old_(umask(mask)) {}
-  ~ScopedUmask() { umask(old_); }
-
- private:
-  const mode_t old_;
-};
-
-unsigned ModeOf(const std::string& path) {
-  struct stat st;
-  EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
-  return st.st_mode & 07777;
-}
+using testing::ModeOf;
+using testing::ScopedUmask;
 
 TEST(PrivateDirTest, NewDirectoryIs0700UnderAnyUmask) {
   testing::TempDir dir;
