@@ -7,7 +7,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -23,7 +22,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "agent/webhook_signature.h"
-#include "platform/posix_error.h"
+#include "platform/atomic_file.h"
 #include "tools/sink/receiver.h"
 #include "tools/sink/request_log.h"
 #include "tools/sink/routes.h"
@@ -42,22 +41,10 @@ int Fail(int code, const absl::Status& status) {
   return code;
 }
 
-// Written to a temporary name and renamed, so a test polling for the file
-// never reads a half-written port.
+// Written to a temporary name and renamed (WriteFileAtomically), so a test
+// polling for the file never reads a half-written port.
 absl::Status WritePortFile(const std::string& path, int port) {
-  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "w");
-  if (f == nullptr) {
-    return PosixError(absl::StrCat("cannot write ", tmp), errno);
-  }
-  const bool written = std::fprintf(f, "%d\n", port) > 0;
-  if (std::fclose(f) != 0 || !written) {
-    return absl::UnavailableError(absl::StrCat("cannot write ", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return PosixError(absl::StrCat("cannot rename to ", path), errno);
-  }
-  return absl::OkStatus();
+  return WriteFileAtomically(path, absl::StrCat(port, "\n"));
 }
 
 uint64_t RandomSeed() {
