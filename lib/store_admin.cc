@@ -15,6 +15,7 @@
 #include "lib/slices.h"
 #include "lib/status_macros.h"
 #include "lib/store_impl.h"
+#include "lib/store_path.h"
 
 namespace outbox {
 namespace {
@@ -235,9 +236,8 @@ absl::StatusOr<uint64_t> StoreImpl::DiskBytes() const {
   // Through the store's Env, like every other file of the store (tests
   // give it a fault-injecting file system). A file RocksDB deletes between
   // the listing and its size is simply not counted.
-  std::vector<std::string> names;
-  OUTBOX_RETURN_IF_ERROR(
-      FromRocks(env_->GetChildren(path_, &names), "listing the store"));
+  OUTBOX_ASSIGN_OR_RETURN(const std::vector<std::string> names,
+                          ListDirectory(env_, path_));
   uint64_t total = 0;
   for (const std::string& name : names) {
     uint64_t size = 0;

@@ -33,6 +33,8 @@ bool LeftByInterruptedCreate(rocksdb::Env* env, const std::string& path,
   return true;
 }
 
+}  // namespace
+
 absl::StatusOr<std::vector<std::string>> ListDirectory(
     rocksdb::Env* env, const std::string& path) {
   std::vector<std::string> children;
@@ -54,8 +56,6 @@ absl::StatusOr<std::vector<std::string>> ListDirectory(
                  children.end());
   return children;
 }
-
-}  // namespace
 
 absl::StatusOr<StorePath> InspectStorePath(rocksdb::Env* env,
                                            const std::string& path) {

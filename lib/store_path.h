@@ -26,6 +26,12 @@ struct StorePath {
   std::vector<std::string> leftovers;
 };
 
+// The entries of the directory `path` (without "." and ".."), through
+// `env`; none if `path` does not exist. Errors: kFailedPrecondition (not a
+// directory), or the error listing it.
+absl::StatusOr<std::vector<std::string>> ListDirectory(rocksdb::Env* env,
+                                                       const std::string& path);
+
 // Looks at `path` without changing anything. A cut-off first open is
 // recognised by its files: IDENTITY, LOCK, LOG*, MANIFEST-*, OPTIONS-*,
 // *.dbtmp and empty *.log files, and nothing else; such a directory never
