@@ -34,6 +34,7 @@ void AgentImpl::CountInMetrics(
       metrics_.OnDelivered(clock_->Now() - s.event.created);
       break;
     case Settlement::Kind::kAttempt:
+    case Settlement::Kind::kStepDone:
       break;  // counted by outcome when the answer came
     case Settlement::Kind::kDeadLetter:
       metrics_.OnDeadLettered(DeadReasonOf(s));

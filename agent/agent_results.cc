@@ -109,6 +109,8 @@ absl::Status AgentImpl::FlushSettlements() {
       case Settlement::Kind::kAttempt:
         ++stats_.retries_scheduled;
         break;
+      case Settlement::Kind::kStepDone:
+        break;
       case Settlement::Kind::kDeadLetter:
       case Settlement::Kind::kDeadLetterUnsent:
         ++stats_.dead_lettered;

@@ -16,6 +16,8 @@ namespace outbox {
 namespace {
 
 constexpr size_t kMaxIdempotencyKeyBytes = 512;
+constexpr size_t kMaxCancelIdBytes = 64;
+constexpr size_t kMaxCancelReasonBytes = 1024;
 
 absl::Status AddRecords(const Txn& txn, const CommitContext& context,
                         rocksdb::WriteBatch* batch) {
@@ -93,6 +95,18 @@ absl::Status ValidateTxn(const Txn& txn) {
     return absl::InvalidArgumentError(
         absl::StrCat("idempotency key is ", txn.idempotency_key().size(),
                      " bytes; the limit is ", kMaxIdempotencyKeyBytes));
+  }
+  for (const Txn::CancelOp& c : txn.cancels()) {
+    if (c.event_id.empty() || c.event_id.size() > kMaxCancelIdBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Txn::Cancel: the event id is ", c.event_id.size(),
+                       " bytes; it must be 1..", kMaxCancelIdBytes));
+    }
+    if (c.reason.size() > kMaxCancelReasonBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Txn::Cancel: the reason is ", c.reason.size(),
+                       " bytes; the limit is ", kMaxCancelReasonBytes));
+    }
   }
   for (size_t i = 0; i < txn.events().size(); ++i) {
     const Txn::EmittedEvent& e = txn.events()[i];

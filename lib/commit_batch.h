@@ -10,6 +10,7 @@
 #define OUTBOX_LIB_COMMIT_BATCH_H_
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +67,9 @@ struct CommitBatch {
   rocksdb::WriteBatch records;
   storage::QueueState after;
   std::vector<CommittedEvent> events;  // in seq order
+  // Completed workflows a cancel queues again (store_workflow.cc): their
+  // CommittedEvents borrow from here.
+  std::deque<storage::OutboxEntry> requeued;
   std::vector<std::string> event_ids;  // in Emit order
 };
 

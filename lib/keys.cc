@@ -57,4 +57,42 @@ std::optional<ExpiryKey> ParseIdempotencyExpiryKey(absl::string_view key) {
                    std::string(key.substr(9))};
 }
 
+std::string WorkflowStateKey(absl::string_view event_id) {
+  return absl::StrCat("s", event_id);
+}
+
+std::string WorkflowCancelKey(absl::string_view event_id) {
+  return absl::StrCat("c", event_id);
+}
+
+// Event ids (UUIDs) never contain '/', so one event's prefix is never the
+// start of another's.
+std::string WorkflowResultPrefix(absl::string_view event_id) {
+  return absl::StrCat("r", event_id, "/");
+}
+
+std::string WorkflowResultKey(absl::string_view event_id, uint32_t n) {
+  std::string key = WorkflowResultPrefix(event_id);
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    key.push_back(static_cast<char>((n >> shift) & 0xff));
+  }
+  return key;
+}
+
+std::string WorkflowFinishedKey(int64_t finished_unix_ms,
+                                absl::string_view event_id) {
+  std::string key = kWorkflowFinishedPrefix;
+  AppendBigEndian64(finished_unix_ms < 0 ? 0 : finished_unix_ms, &key);
+  key.append(event_id.data(), event_id.size());
+  return key;
+}
+
+std::optional<FinishedKey> ParseWorkflowFinishedKey(absl::string_view key) {
+  if (key.size() < 9 || key[0] != kWorkflowFinishedPrefix[0]) {
+    return std::nullopt;
+  }
+  return FinishedKey{static_cast<int64_t>(ReadBigEndian64(key.substr(1, 8))),
+                     std::string(key.substr(9))};
+}
+
 }  // namespace outbox::keys

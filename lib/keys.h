@@ -7,6 +7,11 @@
 //   outbox.dead     event id   -> DeadLetter
 //   outbox.idem     "k" + key  -> IdempotencyRecord
 //                   "t" + Seq(commit unix ms) + key -> "" (expiry index)
+//   outbox.workflows  "s" + event id -> WorkflowState
+//                     "c" + event id -> WorkflowCancel
+//                     "r" + event id + "/" + 4-byte big-endian n -> StepResult
+//                     "f" + Seq(finished unix ms) + event id -> ""
+//                       (retention index of finished workflows)
 //
 // Sequence numbers are fixed-width big-endian so that RocksDB's bytewise
 // order is commit order, and a scan can start exactly at the queue's head.
@@ -26,6 +31,8 @@ inline constexpr char kMetaFamily[] = "outbox.meta";
 inline constexpr char kPendingFamily[] = "outbox.pending";
 inline constexpr char kDeadFamily[] = "outbox.dead";
 inline constexpr char kIdempotencyFamily[] = "outbox.idem";
+// Added after the first release: a writable open creates it in older stores.
+inline constexpr char kWorkflowFamily[] = "outbox.workflows";
 inline constexpr char kReservedPrefix[] = "outbox.";
 
 inline constexpr char kManifestKey[] = "manifest";
@@ -48,6 +55,22 @@ struct ExpiryKey {
   std::string idempotency_key;
 };
 std::optional<ExpiryKey> ParseIdempotencyExpiryKey(absl::string_view key);
+
+std::string WorkflowStateKey(absl::string_view event_id);
+std::string WorkflowCancelKey(absl::string_view event_id);
+// Every result row of `event_id` starts with this; row `n` is the prefix
+// followed by n in 4 big-endian bytes, so rows sort in number order.
+std::string WorkflowResultPrefix(absl::string_view event_id);
+std::string WorkflowResultKey(absl::string_view event_id, uint32_t n);
+inline constexpr char kWorkflowFinishedPrefix[] = "f";
+std::string WorkflowFinishedKey(int64_t finished_unix_ms,
+                                absl::string_view event_id);
+// Splits a finished-index key; nullopt if malformed.
+struct FinishedKey {
+  int64_t finished_unix_ms;
+  std::string event_id;
+};
+std::optional<FinishedKey> ParseWorkflowFinishedKey(absl::string_view key);
 
 }  // namespace outbox::keys
 

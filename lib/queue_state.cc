@@ -27,6 +27,19 @@ void Resize(uint64_t old_bytes, uint64_t new_bytes,
                            new_bytes);
 }
 
+void ResetForQueue(uint64_t seq, int64_t now_ms, storage::OutboxEntry* entry) {
+  entry->set_seq(seq);
+  entry->set_state(storage::ENTRY_STATE_PENDING);
+  entry->set_attempts(0);
+  entry->set_first_attempt_unix_ms(0);
+  entry->set_last_attempt_unix_ms(0);
+  entry->set_retry_age_ms(0);
+  entry->set_next_attempt_unix_ms(now_ms);
+  entry->set_scheduled_unix_ms(now_ms);
+  entry->set_last_error("");
+  entry->set_last_http_status(0);
+}
+
 absl::Status CheckCapacity(const storage::QueueState& after,
                            const Options& options, absl::string_view what) {
   if (after.pending_count() > options.max_pending_events) {

@@ -38,6 +38,11 @@ void Resize(uint64_t old_bytes, uint64_t new_bytes, storage::QueueState* state);
 // OK if `after` (the state a write would leave) is within the limits of
 // `options`; otherwise kResourceExhausted saying which limit and that nothing
 // was written. `what` names the write ("3 events", "dead letter X").
+// Makes `entry` a newly queued event at `seq` (a replay, a cancelled
+// workflow queued again): pending, due at `now_ms`, attempts and their
+// history reset. Its id, type, key and payload do not change.
+void ResetForQueue(uint64_t seq, int64_t now_ms, storage::OutboxEntry* entry);
+
 absl::Status CheckCapacity(const storage::QueueState& after,
                            const Options& options, absl::string_view what);
 

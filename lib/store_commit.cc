@@ -48,6 +48,10 @@ absl::StatusOr<CommitResult> StoreImpl::CommitUntimed(const Txn& txn) {
     while (test_.split_commit_batches && !writers_.empty()) {
       serial_cv_.Wait(&mu_);
     }
+    // A cancel reads a workflow's state, which the agent's settlements
+    // change: it must not interleave with one (see Settlement's comment).
+    std::optional<SerialWrite> serial;
+    if (!txn.cancels().empty()) serial.emplace(this);
     // A store recovering from a full disk reopens here, which replaces the
     // column family handles the batch is built with.
     OUTBOX_RETURN_IF_ERROR(WritableLocked());
@@ -60,11 +64,14 @@ absl::StatusOr<CommitResult> StoreImpl::CommitUntimed(const Txn& txn) {
                           prior.expired_committed_ms,
                           test_.split_commit_batches};
     OUTBOX_ASSIGN_OR_RETURN(CommitBatch commit, BuildCommitBatch(txn, context));
+    if (!txn.cancels().empty()) {
+      OUTBOX_RETURN_IF_ERROR(AddCancelsLocked(txn, now, &commit));
+    }
     OUTBOX_RETURN_IF_ERROR(WriteCommitLocked(&commit, now));
     result.event_ids = std::move(commit.event_ids);
     result.response = txn.response();
   }
-  if (!txn.events().empty()) Wake();
+  if (!txn.events().empty() || !txn.cancels().empty()) Wake();
   return result;
 }
 

@@ -107,6 +107,13 @@ class StoreImpl final : public Store {
   absl::StatusOr<size_t> PurgeDeadLetters(absl::Time cutoff) override;
   absl::Status PurgeDeadLetter(absl::string_view id) override;
   absl::StatusOr<Stats> GetStats() override;
+  absl::StatusOr<WorkflowRecord> GetWorkflow(
+      absl::string_view event_id) override;
+  absl::StatusOr<std::vector<std::string>> ListWorkflowResults(
+      absl::string_view event_id, size_t limit) override;
+  absl::Status RetryWorkflow(absl::string_view event_id,
+                             absl::string_view state) override;
+  absl::StatusOr<size_t> PurgeFinishedWorkflows(absl::Time cutoff) override;
   void SetWakeup(std::function<void()> wakeup) override;
 
   // Reads the first `limit` pending entries the naive way, seeking from key
@@ -278,12 +285,51 @@ class StoreImpl final : public Store {
   absl::Status TEST_WriteWithoutWalLocked(SettleBuild* build,
                                           std::function<void()> apply)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `kind` is the settlement's, or what its workflow turned it into.
   absl::Status AddSettlementLocked(const Settlement& settlement,
+                                   Settlement::Kind kind,
                                    const StoredEntry& stored, absl::Time now,
                                    SettleBuild* build)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status AddDeliveredLocked(const Settlement& settlement, uint32_t bytes,
                                   SettleBuild* build)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status AddStepDoneLocked(const StoredEntry& stored, absl::Time now,
+                                 SettleBuild* build)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // --- Workflows (store_workflow.cc) ---
+  // Adds `settlement`'s workflow state and result rows to `batch`. May turn
+  // `*kind` from kDelivered into kStepDone (see Settlement::workflow_state).
+  absl::Status AddWorkflowWritesLocked(const Settlement& settlement,
+                                       const storage::OutboxEntry& stored,
+                                       Settlement::Kind* kind,
+                                       rocksdb::WriteBatch* batch)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Records the cancels of `txn` in `commit` and queues again the completed
+  // workflows they cancel. REQUIRES: a SerialWrite is held.
+  absl::Status AddCancelsLocked(const Txn& txn, absl::Time now,
+                                CommitBatch* commit)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether a cancel of `event_id` is stored.
+  absl::StatusOr<bool> CancelStoredLocked(absl::string_view event_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Replay and RetryWorkflow: `state` null for Replay, which refuses a
+  // workflow's dead letter.
+  absl::Status ReplayLocked(absl::string_view event_id,
+                            const storage::WorkflowState* state)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // RetryWorkflow's part of the replay: `state` replaces `old_state`
+  // (encoded; empty if none), which leaves the retention index.
+  absl::Status AddRetriedStateLocked(const std::string& event_id,
+                                     const std::string& old_state,
+                                     const storage::WorkflowState& state,
+                                     rocksdb::WriteBatch* batch)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Adds the deletion of up to `max` workflows finished before `cutoff_ms`
+  // to `batch`; returns how many.
+  absl::StatusOr<size_t> AddFinishedPurgeLocked(int64_t cutoff_ms, size_t max,
+                                                rocksdb::WriteBatch* batch)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Reads and decodes pending entries `seqs` (under db_mu_, not mu_) into
   // `due`: decoded ones into events, damaged ones into unreadable, and
@@ -326,6 +372,9 @@ class StoreImpl final : public Store {
   rocksdb::ColumnFamilyHandle* pending_ = nullptr;
   rocksdb::ColumnFamilyHandle* dead_ = nullptr;
   rocksdb::ColumnFamilyHandle* idem_ = nullptr;
+  // Null only in a read-only open of a store written before workflows
+  // existed (it has no such family, and a reader cannot create it).
+  rocksdb::ColumnFamilyHandle* workflows_ = nullptr;
   absl::flat_hash_map<std::string, rocksdb::ColumnFamilyHandle*> tables_;
   std::atomic<bool> closed_{false};
 

@@ -265,8 +265,12 @@ absl::Status StoreImpl::OpenRocks(rocksdb::DBOptions db_options,
   absl::flat_hash_set<std::string> wanted(families.begin(), families.end());
   wanted.insert(rocksdb::kDefaultColumnFamilyName);
   for (const char* own : kOwnFamilies) wanted.insert(own);
-  if (!read_only_)
+  if (!read_only_) {
     wanted.insert(options_.tables.begin(), options_.tables.end());
+    // Families added by later versions: a writer creates them in an older
+    // store (a reader opens what the store has).
+    wanted.insert(keys::kWorkflowFamily);
+  }
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (const std::string& name : wanted) {
     descriptors.emplace_back(name, MakeFamilyOptions(name, memory));
@@ -301,6 +305,7 @@ void StoreImpl::BindHandles() {
     if (name == keys::kPendingFamily) pending_ = h;
     if (name == keys::kDeadFamily) dead_ = h;
     if (name == keys::kIdempotencyFamily) idem_ = h;
+    if (name == keys::kWorkflowFamily) workflows_ = h;
     // A reader sees every table; a writer the ones its Options name.
     const bool is_table =
         read_only_ ? IsRecordTable(name)

@@ -107,7 +107,9 @@ absl::StatusOr<SettleResult> StoreImpl::SettleLocked(
       result.not_pending.push_back(st.event.id);  // listed twice
       continue;
     }
-    if (st.kind == Settlement::Kind::kDelivered) {
+    const bool workflow =
+        !st.workflow_state.empty() || !st.workflow_results.empty();
+    if (st.kind == Settlement::Kind::kDelivered && !workflow) {
       // A delivery needs nothing from the stored entry but its size, which
       // the index holds: no read. (Seqs are never reused, so an indexed seq
       // is still the event NextDue returned.)
@@ -126,7 +128,12 @@ absl::StatusOr<SettleResult> StoreImpl::SettleLocked(
       continue;
     }
     if (!stored.ok()) return stored.status();
-    OUTBOX_RETURN_IF_ERROR(AddSettlementLocked(st, *stored, now, &build));
+    Settlement::Kind kind = st.kind;
+    if (workflow) {
+      OUTBOX_RETURN_IF_ERROR(
+          AddWorkflowWritesLocked(st, stored->entry, &kind, &build.batch));
+    }
+    OUTBOX_RETURN_IF_ERROR(AddSettlementLocked(st, kind, *stored, now, &build));
     ++result.applied;
   }
   if (result.applied == 0) return result;
@@ -155,8 +162,8 @@ absl::StatusOr<SettleResult> StoreImpl::SettleLocked(
   return result;
 }
 
-absl::Status StoreImpl::AddDeliveredLocked(const Settlement& st,
-                                           uint32_t bytes, SettleBuild* build) {
+absl::Status StoreImpl::AddDeliveredLocked(const Settlement& st, uint32_t bytes,
+                                           SettleBuild* build) {
   const uint64_t seq = st.event.seq;
   OUTBOX_RETURN_IF_ERROR(build->Remove(pending_, seq, st.event.ordering_key,
                                        bytes, "marking an event delivered"));
@@ -168,12 +175,37 @@ absl::Status StoreImpl::AddDeliveredLocked(const Settlement& st,
   return absl::OkStatus();
 }
 
+absl::Status StoreImpl::AddStepDoneLocked(const StoredEntry& stored,
+                                          absl::Time now, SettleBuild* build) {
+  // The same entry (same seq, so it stays first of its ordering key), due
+  // at once with a fresh retry budget for the next step.
+  storage::OutboxEntry entry = stored.entry;
+  queue_state::ResetForQueue(entry.seq(), ToStoredMillis(now), &entry);
+  const std::string value = Encode(entry);
+  rocksdb::Status s = build->batch.Put(pending_, keys::Seq(entry.seq()), value);
+  queue_state::Resize(stored.value.size(), value.size(), &build->next);
+  build->changes.push_back({entry.seq(), stored.entry.ordering_key(), false,
+                            entry.next_attempt_unix_ms(),
+                            entry.scheduled_unix_ms(),
+                            static_cast<uint32_t>(value.size())});
+  build->attempted = true;
+  return FromRocks(s, "recording a workflow step");
+}
+
 absl::Status StoreImpl::AddSettlementLocked(const Settlement& st,
+                                            Settlement::Kind kind,
                                             const StoredEntry& stored,
                                             absl::Time now,
                                             SettleBuild* build) {
   const uint64_t seq = st.event.seq;
-  if (st.kind == Settlement::Kind::kAttempt) {
+  if (kind == Settlement::Kind::kDelivered) {
+    return AddDeliveredLocked(st, static_cast<uint32_t>(stored.value.size()),
+                              build);
+  }
+  if (kind == Settlement::Kind::kStepDone) {
+    return AddStepDoneLocked(stored, now, build);
+  }
+  if (kind == Settlement::Kind::kAttempt) {
     const storage::OutboxEntry entry =
         AfterAttempt(stored.entry, st.attempt, now);
     const std::string value = Encode(entry);
@@ -182,20 +214,18 @@ absl::Status StoreImpl::AddSettlementLocked(const Settlement& st,
     if (test_.miscount_pending) {
       build->next.set_pending_count(build->next.pending_count() + 1);
     }
-    build->changes.push_back({seq, stored.entry.ordering_key(), false,
-                              entry.next_attempt_unix_ms(),
-                              entry.scheduled_unix_ms(),
-                              static_cast<uint32_t>(value.size())});
+    build->changes.push_back(
+        {seq, stored.entry.ordering_key(), false, entry.next_attempt_unix_ms(),
+         entry.scheduled_unix_ms(), static_cast<uint32_t>(value.size())});
     build->attempted = true;
     return FromRocks(s, "recording a delivery attempt");
   }
-  OUTBOX_RETURN_IF_ERROR(build->Remove(pending_, seq,
-                                       stored.entry.ordering_key(),
-                                       stored.value.size(),
-                                       "moving an event to the dead letters"));
+  OUTBOX_RETURN_IF_ERROR(build->Remove(
+      pending_, seq, stored.entry.ordering_key(), stored.value.size(),
+      "moving an event to the dead letters"));
   // A dead letter keeps its last attempt: its HTTP status and the count.
   const storage::OutboxEntry last =
-      st.kind == Settlement::Kind::kDeadLetter
+      kind == Settlement::Kind::kDeadLetter
           ? AfterAttempt(stored.entry, st.attempt, now)
           : stored.entry;
   rocksdb::Status s = build->batch.Put(
@@ -285,64 +315,79 @@ absl::Status StoreImpl::Quarantine(uint64_t seq) {
 }
 
 absl::Status StoreImpl::Replay(absl::string_view event_id) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
   {
     absl::MutexLock l(&mu_);
-    SerialWrite serial(this);
-    OUTBOX_RETURN_IF_ERROR(WritableLocked());
-    const std::string id(event_id);
-    std::string value;
-    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), dead_, id, &value);
-    if (s.IsNotFound()) {
-      return absl::NotFoundError(
-          absl::StrCat("no dead letter with id ", event_id));
-    }
-    if (!s.ok()) return FromRocks(s, "reading a dead letter");
-    storage::DeadLetter dead;
-    OUTBOX_RETURN_IF_ERROR(
-        DecodeStored(keys::kDeadFamily, event_id, value, &dead));
-    // Without a type it is no event either (Commit refuses one): that is
-    // what quarantining an empty value left before DeadLetter.undecodable.
-    if (IsUndecodable(dead) || dead.entry().type().empty()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("dead letter ", event_id,
-                       " holds an undecodable entry and cannot be replayed"));
-    }
-    // A replayed event goes to the end of the queue under a new seq, keeping
-    // its id: receivers that saw an earlier attempt deduplicate it.
-    storage::OutboxEntry entry = dead.entry();
-    storage::QueueState next = tail_;
-    const absl::Time now = Now();
-    entry.set_seq(next.next_seq());
-    entry.set_state(storage::ENTRY_STATE_PENDING);
-    entry.set_attempts(0);
-    entry.set_first_attempt_unix_ms(0);
-    entry.set_last_attempt_unix_ms(0);
-    entry.set_retry_age_ms(0);
-    entry.set_next_attempt_unix_ms(ToStoredMillis(now));
-    entry.set_scheduled_unix_ms(ToStoredMillis(now));
-    entry.set_last_error("");
-    entry.set_last_http_status(0);
-    const std::string pending_value = Encode(entry);
-    queue_state::Append(pending_value.size(), &next);
-    next.set_dead_count(queue_state::SaturatingSub(next.dead_count(), 1));
-    OUTBOX_RETURN_IF_ERROR(queue_state::CheckCapacity(
-        next, options_, absl::StrCat("replaying dead letter ", event_id)));
-    rocksdb::WriteBatch batch;
-    s = batch.Put(pending_, keys::Seq(entry.seq()), pending_value);
-    if (s.ok()) s = batch.Delete(dead_, id);
-    if (!s.ok()) return FromRocks(s, "replaying a dead letter");
-    internal::CrashPoint(internal::kReplayBeforeWrite);
-    const int64_t now_ms = ToStoredMillis(now);
-    OUTBOX_RETURN_IF_ERROR(
-        WriteLocked(batch, next, "replaying a dead letter", options_.sync, [&] {
-          IndexEntryLocked(entry.seq(), entry.ordering_key(),
-                           entry.destination(), entry.type(),
-                           IndexDue(entry.next_attempt_unix_ms(), now_ms),
-                           pending_value.size());
-        }));
+    OUTBOX_RETURN_IF_ERROR(ReplayLocked(event_id, nullptr));
   }
   Wake();
   return absl::OkStatus();
+}
+
+absl::Status StoreImpl::ReplayLocked(absl::string_view event_id,
+                                     const storage::WorkflowState* state) {
+  SerialWrite serial(this);
+  OUTBOX_RETURN_IF_ERROR(WritableLocked());
+  const std::string id(event_id);
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), dead_, id, &value);
+  if (s.IsNotFound()) {
+    return absl::NotFoundError(
+        absl::StrCat("no dead letter with id ", event_id));
+  }
+  if (!s.ok()) return FromRocks(s, "reading a dead letter");
+  storage::DeadLetter dead;
+  OUTBOX_RETURN_IF_ERROR(
+      DecodeStored(keys::kDeadFamily, event_id, value, &dead));
+  // Without a type it is no event either (Commit refuses one): that is
+  // what quarantining an empty value left before DeadLetter.undecodable.
+  if (IsUndecodable(dead) || dead.entry().type().empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("dead letter ", event_id,
+                     " holds an undecodable entry and cannot be replayed"));
+  }
+  std::string old_state;
+  if (workflows_ != nullptr) {
+    s = db_->Get(rocksdb::ReadOptions(), workflows_, keys::WorkflowStateKey(id),
+                 &old_state);
+    if (!s.ok() && !s.IsNotFound()) {
+      return FromRocks(s, "reading a workflow's state");
+    }
+  }
+  if (state == nullptr && !old_state.empty()) {
+    // Sending it again as it is would rerun steps that were reverted.
+    return absl::FailedPreconditionError(absl::StrCat(
+        "dead letter ", event_id,
+        " is a workflow whose steps ran: resume it from a step with "
+        "outboxctl retry-step"));
+  }
+  // A replayed event goes to the end of the queue under a new seq, keeping
+  // its id: receivers that saw an earlier attempt deduplicate it.
+  storage::OutboxEntry entry = dead.entry();
+  storage::QueueState next = tail_;
+  const int64_t now_ms = ToStoredMillis(Now());
+  queue_state::ResetForQueue(next.next_seq(), now_ms, &entry);
+  const std::string pending_value = Encode(entry);
+  queue_state::Append(pending_value.size(), &next);
+  next.set_dead_count(queue_state::SaturatingSub(next.dead_count(), 1));
+  OUTBOX_RETURN_IF_ERROR(queue_state::CheckCapacity(
+      next, options_, absl::StrCat("replaying dead letter ", event_id)));
+  rocksdb::WriteBatch batch;
+  s = batch.Put(pending_, keys::Seq(entry.seq()), pending_value);
+  if (s.ok()) s = batch.Delete(dead_, id);
+  if (s.ok() && state != nullptr) {
+    OUTBOX_RETURN_IF_ERROR(
+        AddRetriedStateLocked(id, old_state, *state, &batch));
+  }
+  if (!s.ok()) return FromRocks(s, "replaying a dead letter");
+  internal::CrashPoint(internal::kReplayBeforeWrite);
+  return WriteLocked(
+      batch, next, "replaying a dead letter", options_.sync, [&] {
+        IndexEntryLocked(entry.seq(), entry.ordering_key(), entry.destination(),
+                         entry.type(),
+                         IndexDue(entry.next_attempt_unix_ms(), now_ms),
+                         pending_value.size());
+      });
 }
 
 // Test hooks (StoreTestOptions).

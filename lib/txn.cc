@@ -29,6 +29,10 @@ std::string Txn::Emit(Event event) {
   return id;
 }
 
+void Txn::Cancel(absl::string_view event_id, absl::string_view reason) {
+  cancels_.push_back(CancelOp{std::string(event_id), std::string(reason)});
+}
+
 void Txn::SetIdempotencyKey(absl::string_view key, absl::string_view response) {
   idempotency_key_ = std::string(key);
   response_ = std::string(response);

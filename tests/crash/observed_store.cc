@@ -156,6 +156,30 @@ absl::StatusOr<size_t> ObservedStore::PurgeDeadLetters(absl::Time cutoff) {
   return purged;
 }
 
+absl::StatusOr<WorkflowRecord> ObservedStore::GetWorkflow(
+    absl::string_view event_id) {
+  return base_->GetWorkflow(event_id);
+}
+
+absl::StatusOr<std::vector<std::string>> ObservedStore::ListWorkflowResults(
+    absl::string_view event_id, size_t limit) {
+  return base_->ListWorkflowResults(event_id, limit);
+}
+
+absl::Status ObservedStore::RetryWorkflow(absl::string_view event_id,
+                                          absl::string_view state) {
+  absl::Status s = base_->RetryWorkflow(event_id, state);
+  Synced(s);
+  return s;
+}
+
+absl::StatusOr<size_t> ObservedStore::PurgeFinishedWorkflows(
+    absl::Time cutoff) {
+  absl::StatusOr<size_t> purged = base_->PurgeFinishedWorkflows(cutoff);
+  Synced(purged.status(), purged.ok() && *purged > 0);
+  return purged;
+}
+
 absl::Status ObservedStore::PurgeDeadLetter(absl::string_view id) {
   absl::Status s = base_->PurgeDeadLetter(id);
   Synced(s);

@@ -57,6 +57,13 @@ class ObservedStore final : public Store {
   absl::StatusOr<size_t> PurgeDeadLetters(absl::Time cutoff) override;
   absl::Status PurgeDeadLetter(absl::string_view id) override;
   absl::StatusOr<Stats> GetStats() override;
+  absl::StatusOr<WorkflowRecord> GetWorkflow(
+      absl::string_view event_id) override;
+  absl::StatusOr<std::vector<std::string>> ListWorkflowResults(
+      absl::string_view event_id, size_t limit) override;
+  absl::Status RetryWorkflow(absl::string_view event_id,
+                             absl::string_view state) override;
+  absl::StatusOr<size_t> PurgeFinishedWorkflows(absl::Time cutoff) override;
   void SetWakeup(std::function<void()> wakeup) override;
 
  private:

@@ -95,6 +95,20 @@ class FailingReplayStore final : public Store {
     return base_->PurgeDeadLetter(id);
   }
   absl::StatusOr<Stats> GetStats() override { return base_->GetStats(); }
+  absl::StatusOr<WorkflowRecord> GetWorkflow(absl::string_view id) override {
+    return base_->GetWorkflow(id);
+  }
+  absl::StatusOr<std::vector<std::string>> ListWorkflowResults(
+      absl::string_view id, size_t limit) override {
+    return base_->ListWorkflowResults(id, limit);
+  }
+  absl::Status RetryWorkflow(absl::string_view id,
+                             absl::string_view state) override {
+    return base_->RetryWorkflow(id, state);
+  }
+  absl::StatusOr<size_t> PurgeFinishedWorkflows(absl::Time cutoff) override {
+    return base_->PurgeFinishedWorkflows(cutoff);
+  }
   void SetWakeup(std::function<void()> w) override {
     base_->SetWakeup(std::move(w));
   }

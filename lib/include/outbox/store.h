@@ -99,11 +99,26 @@ struct Settlement {
     kAttempt,     // a failed attempt: `attempt` recorded, due again later
     kDeadLetter,  // `attempt` recorded as the last one, then dead-lettered
     kDeadLetterUnsent,  // dead-lettered as it is (it could not be sent)
+    // A step (or a revert) of the event's workflow finished: the event stays
+    // pending for the next one, due at once, with its attempts and retry age
+    // reset, so each step has its own retry budget.
+    kStepDone,
   };
   Kind kind = Kind::kDelivered;
   PendingEvent event;     // as NextDue returned it
   AttemptRecord attempt;  // kAttempt and kDeadLetter
   std::string reason;     // kDeadLetter*: why it was given up
+  // The agent's workflow engine (agent/workflow/) writes the event's
+  // workflow in the same batch, so the queue and the workflow agree after a
+  // power cut: `workflow_state`, the new encoded outbox.storage.
+  // WorkflowState (empty: none written), and result rows, encoded
+  // outbox.storage.StepResult, numbered from `first_result`. A state whose
+  // phase is COMPLETED, settled kDelivered while a cancel of the event is
+  // recorded, is written as kStepDone instead: the event stays pending so
+  // that the cancel is compensated, whichever of the two came first.
+  std::string workflow_state;
+  std::vector<std::string> workflow_results;
+  uint32_t first_result = 0;
 };
 
 // What Store::Settle did.
@@ -112,6 +127,17 @@ struct SettleResult {
   // Events that were no longer pending (delivered or dead-lettered already,
   // or listed twice): nothing was written for them.
   std::vector<std::string> not_pending;
+};
+
+// A workflow as stored (Store::GetWorkflow).
+struct WorkflowRecord {
+  // Encoded outbox.storage.WorkflowState; empty when no step has finished
+  // yet (nothing is stored for a workflow until then).
+  std::string state;
+  // Txn::Cancel's record, if the event was cancelled.
+  bool cancelled = false;
+  std::string cancel_reason;
+  absl::Time cancelled_at = absl::InfinitePast();
 };
 
 // Figures about the queue, from Store::GetStats.
@@ -263,8 +289,9 @@ class Store {
 
   // Puts the dead letter `event_id` back at the end of the queue with its
   // attempts reset. Its id does not change. Errors: kNotFound;
-  // kFailedPrecondition for an undecodable entry; kResourceExhausted when the
-  // queue is full.
+  // kFailedPrecondition for an undecodable entry, or a workflow's (its steps
+  // ran and were compensated: RetryWorkflow resumes one); kResourceExhausted
+  // when the queue is full.
   virtual absl::Status Replay(absl::string_view event_id) = 0;
 
   // Lists pending events in commit order / dead letters in id order, at most
@@ -297,6 +324,29 @@ class Store {
   virtual absl::Status PurgeDeadLetter(absl::string_view id) = 0;
 
   virtual absl::StatusOr<Stats> GetStats() = 0;
+
+  // --- Workflows (an event whose type maps to ordered steps; the agent's
+  // engine in agent/workflow/ drives them through Settle) ---
+  // The stored state and cancel of event `event_id`'s workflow: one read
+  // each. Errors: kNotFound when neither is stored.
+  virtual absl::StatusOr<WorkflowRecord> GetWorkflow(
+      absl::string_view event_id) = 0;
+  // The first `limit` result rows (encoded outbox.storage.StepResult) of
+  // `event_id`'s workflow, in the order they were written. Empty if none.
+  virtual absl::StatusOr<std::vector<std::string>> ListWorkflowResults(
+      absl::string_view event_id, size_t limit) = 0;
+  // Puts the dead letter `event_id` back at the end of the queue (as
+  // Replay) and writes `state` (an encoded WorkflowState, e.g. compensation
+  // resumed at a step) as its workflow, in one synced write. For outboxctl
+  // retry-step. Errors: as Replay; kInvalidArgument if `state` does not
+  // decode.
+  virtual absl::Status RetryWorkflow(absl::string_view event_id,
+                                     absl::string_view state) = 0;
+  // Deletes what is stored of the workflows that finished (completed,
+  // compensated or needing attention) before `cutoff`: state, cancel and
+  // result rows. Returns how many workflows were deleted. Work grows with
+  // the workflows deleted, not with those kept.
+  virtual absl::StatusOr<size_t> PurgeFinishedWorkflows(absl::Time cutoff) = 0;
 
   // Registers a function called (on the committing thread, after the write)
   // whenever Commit or Replay adds due work; the agent uses it to wake up.

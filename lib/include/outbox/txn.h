@@ -41,6 +41,10 @@ class Txn {
     std::string id;
     Event event;
   };
+  struct CancelOp {
+    std::string event_id;
+    std::string reason;
+  };
 
   Txn() = default;
   Txn(const Txn&) = default;
@@ -69,15 +73,33 @@ class Txn {
   void SetIdempotencyKey(absl::string_view key,
                          absl::string_view response = {});
 
+  // Cancels the workflow of event `event_id` (an event whose type the
+  // agent's configuration maps to workflow steps), in the same batch as the
+  // rest of this Txn: typically the business change, e.g. a sale's status
+  // set to "cancelled". The agent then starts no further step of it and
+  // reverts the steps that completed, last first, as it does when a step
+  // fails for good; a workflow that already completed is queued again (at
+  // the end of its ordering key's events) for that. The first cancel of an
+  // event wins: cancelling it again is a no-op, and so is cancelling a
+  // workflow already compensated. An id the store knows nothing of is
+  // recorded and never acted on (outboxctl cancel checks first).
+  // `event_id`: 1..64 bytes. `reason`: for operators (outboxctl show), at
+  // most 1024 bytes.
+  void Cancel(absl::string_view event_id, absl::string_view reason);
+
   const std::vector<RecordOp>& records() const { return records_; }
   const std::vector<EmittedEvent>& events() const { return events_; }
   const std::string& idempotency_key() const { return idempotency_key_; }
   const std::string& response() const { return response_; }
-  bool empty() const { return records_.empty() && events_.empty(); }
+  const std::vector<CancelOp>& cancels() const { return cancels_; }
+  bool empty() const {
+    return records_.empty() && events_.empty() && cancels_.empty();
+  }
 
  private:
   std::vector<RecordOp> records_;
   std::vector<EmittedEvent> events_;
+  std::vector<CancelOp> cancels_;
   std::string idempotency_key_;
   std::string response_;
 };

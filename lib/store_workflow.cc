@@ -1,0 +1,295 @@
+// Copyright (c) edge-outbox authors.
+//
+// The workflow writes of StoreImpl: the state and result rows the agent's
+// workflow engine settles with an event, Txn::Cancel's records, resuming a
+// dead-lettered workflow, and the retention of finished ones. The store
+// knows a workflow's phase only where the queue depends on it: a completed
+// workflow that is cancelled must be queued again, and a replay must not
+// run a compensated workflow's steps a second time.
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "lib/codec.h"
+#include "lib/keys.h"
+#include "lib/queue_state.h"
+#include "lib/rocks_status.h"
+#include "lib/status_macros.h"
+#include "lib/store_impl.h"
+
+namespace outbox {
+namespace {
+
+bool IsFinished(storage::WorkflowPhase phase) {
+  return phase == storage::WORKFLOW_PHASE_COMPLETED ||
+         phase == storage::WORKFLOW_PHASE_COMPENSATED ||
+         phase == storage::WORKFLOW_PHASE_NEEDS_ATTENTION;
+}
+
+absl::Status NoWorkflowFamily() {
+  return absl::FailedPreconditionError(
+      "this store predates workflows and is open read-only: open it for "
+      "writing once (e.g. run the agent) to add the workflow table");
+}
+
+}  // namespace
+
+absl::Status StoreImpl::AddWorkflowWritesLocked(
+    const Settlement& st, const storage::OutboxEntry& stored,
+    Settlement::Kind* kind, rocksdb::WriteBatch* batch) {
+  if (workflows_ == nullptr) return NoWorkflowFamily();
+  const std::string& id = st.event.id;
+  for (size_t i = 0; i < st.workflow_results.size(); ++i) {
+    const uint32_t n = st.first_result + static_cast<uint32_t>(i);
+    OUTBOX_RETURN_IF_ERROR(
+        FromRocks(batch->Put(workflows_, keys::WorkflowResultKey(id, n),
+                             st.workflow_results[i]),
+                  "recording a workflow step's result"));
+  }
+  if (st.workflow_state.empty()) return absl::OkStatus();
+  storage::WorkflowState state;
+  if (!state.ParseFromString(st.workflow_state)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("event ", id, ": the workflow state does not decode"));
+  }
+  if (state.phase() == storage::WORKFLOW_PHASE_COMPLETED &&
+      *kind == Settlement::Kind::kDelivered) {
+    OUTBOX_ASSIGN_OR_RETURN(const bool cancelled, CancelStoredLocked(id));
+    if (cancelled) {
+      // A cancel committed while the last step was in flight: keep the
+      // event so that the agent compensates it (a cancel committed after
+      // this write finds COMPLETED and queues it again instead).
+      *kind = Settlement::Kind::kStepDone;
+      state.set_finished_unix_ms(0);
+    } else {
+      *state.mutable_entry() = stored;
+    }
+  }
+  const bool leaves = *kind != Settlement::Kind::kStepDone &&
+                      *kind != Settlement::Kind::kAttempt;
+  if (leaves && IsFinished(state.phase()) && state.finished_unix_ms() != 0) {
+    OUTBOX_RETURN_IF_ERROR(FromRocks(
+        batch->Put(workflows_,
+                   keys::WorkflowFinishedKey(state.finished_unix_ms(), id), ""),
+        "recording a finished workflow"));
+  }
+  return FromRocks(
+      batch->Put(workflows_, keys::WorkflowStateKey(id), Encode(state)),
+      "recording a workflow's state");
+}
+
+absl::StatusOr<bool> StoreImpl::CancelStoredLocked(absl::string_view event_id) {
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), workflows_,
+                               keys::WorkflowCancelKey(event_id), &value);
+  if (s.IsNotFound()) return false;
+  if (!s.ok()) return FromRocks(s, "reading a workflow's cancel");
+  return true;
+}
+
+absl::Status StoreImpl::AddCancelsLocked(const Txn& txn, absl::Time now,
+                                         CommitBatch* commit) {
+  if (workflows_ == nullptr) return NoWorkflowFamily();
+  absl::flat_hash_set<std::string> seen;
+  for (const Txn::CancelOp& c : txn.cancels()) {
+    if (!seen.insert(c.event_id).second) continue;  // twice in one Txn
+    OUTBOX_ASSIGN_OR_RETURN(const bool cancelled,
+                            CancelStoredLocked(c.event_id));
+    if (cancelled) continue;  // the first cancel wins
+    storage::WorkflowCancel record;
+    record.set_reason(c.reason);
+    record.set_unix_ms(ToStoredMillis(now));
+    OUTBOX_RETURN_IF_ERROR(FromRocks(
+        commit->batch.Put(workflows_, keys::WorkflowCancelKey(c.event_id),
+                          Encode(record)),
+        "recording a cancel"));
+    std::string value;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), workflows_,
+                                 keys::WorkflowStateKey(c.event_id), &value);
+    if (s.IsNotFound()) continue;  // pending and not started, or unknown
+    if (!s.ok()) return FromRocks(s, "reading a workflow's state");
+    storage::WorkflowState state;
+    OUTBOX_RETURN_IF_ERROR(DecodeStored(keys::kWorkflowFamily,
+                                        "a workflow's state", value, &state));
+    if (state.phase() != storage::WORKFLOW_PHASE_COMPLETED ||
+        !state.has_entry()) {
+      continue;  // still pending (the agent sees the cancel), or compensated
+    }
+    // Completed and gone from the queue: queue it again so that the agent
+    // reverts its steps. It is no longer finished, so retention keeps it.
+    storage::OutboxEntry& entry = commit->requeued.emplace_back(state.entry());
+    queue_state::ResetForQueue(commit->after.next_seq(), ToStoredMillis(now),
+                               &entry);
+    const std::string pending = Encode(entry);
+    queue_state::Append(pending.size(), &commit->after);
+    OUTBOX_RETURN_IF_ERROR(queue_state::CheckCapacity(
+        commit->after, options_,
+        absl::StrCat("queueing cancelled workflow ", c.event_id)));
+    rocksdb::Status put =
+        commit->batch.Put(pending_, keys::Seq(entry.seq()), pending);
+    if (put.ok()) {
+      put = commit->batch.Delete(
+          workflows_,
+          keys::WorkflowFinishedKey(state.finished_unix_ms(), c.event_id));
+    }
+    OUTBOX_RETURN_IF_ERROR(FromRocks(put, "queueing a cancelled workflow"));
+    commit->events.push_back({entry.seq(), entry.ordering_key(), entry.type(),
+                              entry.destination(), entry.next_attempt_unix_ms(),
+                              static_cast<uint32_t>(pending.size())});
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<WorkflowRecord> StoreImpl::GetWorkflow(
+    absl::string_view event_id) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  absl::ReaderMutexLock r(&db_mu_);
+  OUTBOX_RETURN_IF_ERROR(DbReady());
+  WorkflowRecord record;
+  if (workflows_ == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("no workflow stored for event ", event_id));
+  }
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), workflows_,
+                               keys::WorkflowStateKey(event_id), &record.state);
+  if (!s.ok() && !s.IsNotFound()) {
+    return FromRocks(s, "reading a workflow's state");
+  }
+  s = db_->Get(rocksdb::ReadOptions(), workflows_,
+               keys::WorkflowCancelKey(event_id), &value);
+  if (s.ok()) {
+    storage::WorkflowCancel cancel;
+    OUTBOX_RETURN_IF_ERROR(
+        DecodeStored(keys::kWorkflowFamily, "a cancel", value, &cancel));
+    record.cancelled = true;
+    record.cancel_reason = cancel.reason();
+    record.cancelled_at = FromStoredMillis(cancel.unix_ms());
+  } else if (!s.IsNotFound()) {
+    return FromRocks(s, "reading a workflow's cancel");
+  }
+  if (record.state.empty() && !record.cancelled) {
+    return absl::NotFoundError(
+        absl::StrCat("no workflow stored for event ", event_id));
+  }
+  return record;
+}
+
+absl::StatusOr<std::vector<std::string>> StoreImpl::ListWorkflowResults(
+    absl::string_view event_id, size_t limit) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  absl::ReaderMutexLock r(&db_mu_);
+  OUTBOX_RETURN_IF_ERROR(DbReady());
+  std::vector<std::string> rows;
+  if (workflows_ == nullptr) return rows;
+  const std::string prefix = keys::WorkflowResultPrefix(event_id);
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), workflows_));
+  for (it->Seek(prefix); it->Valid() && rows.size() < limit; it->Next()) {
+    if (!it->key().starts_with(prefix)) break;
+    rows.push_back(it->value().ToString());
+  }
+  OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "listing workflow results"));
+  return rows;
+}
+
+absl::Status StoreImpl::RetryWorkflow(absl::string_view event_id,
+                                      absl::string_view state) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  storage::WorkflowState decoded;
+  if (!decoded.ParseFromString(std::string(state))) {
+    return absl::InvalidArgumentError(
+        "RetryWorkflow: the workflow state does not decode");
+  }
+  {
+    absl::MutexLock l(&mu_);
+    OUTBOX_RETURN_IF_ERROR(ReplayLocked(event_id, &decoded));
+  }
+  Wake();
+  return absl::OkStatus();
+}
+
+absl::Status StoreImpl::AddRetriedStateLocked(
+    const std::string& event_id, const std::string& old_state,
+    const storage::WorkflowState& state, rocksdb::WriteBatch* batch) {
+  if (workflows_ == nullptr) return NoWorkflowFamily();
+  if (!old_state.empty()) {
+    storage::WorkflowState old;
+    OUTBOX_RETURN_IF_ERROR(DecodeStored(keys::kWorkflowFamily,
+                                        "a workflow's state", old_state, &old));
+    if (old.finished_unix_ms() != 0) {
+      OUTBOX_RETURN_IF_ERROR(FromRocks(
+          batch->Delete(workflows_, keys::WorkflowFinishedKey(
+                                        old.finished_unix_ms(), event_id)),
+          "resuming a workflow"));
+    }
+  }
+  return FromRocks(
+      batch->Put(workflows_, keys::WorkflowStateKey(event_id), Encode(state)),
+      "resuming a workflow");
+}
+
+absl::StatusOr<size_t> StoreImpl::AddFinishedPurgeLocked(
+    int64_t cutoff_ms, size_t max, rocksdb::WriteBatch* batch) {
+  const std::string end = keys::WorkflowFinishedKey(cutoff_ms, "");
+  rocksdb::Slice upper(end);
+  rocksdb::ReadOptions ro;
+  ro.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, workflows_));
+  size_t purged = 0;
+  for (it->Seek(keys::kWorkflowFinishedPrefix); it->Valid() && purged < max;
+       it->Next()) {
+    const std::optional<keys::FinishedKey> key = keys::ParseWorkflowFinishedKey(
+        absl::string_view(it->key().data(), it->key().size()));
+    if (!key.has_value()) continue;
+    rocksdb::Status s = batch->Delete(workflows_, it->key());
+    if (s.ok()) {
+      s = batch->Delete(workflows_, keys::WorkflowStateKey(key->event_id));
+    }
+    if (s.ok()) {
+      s = batch->Delete(workflows_, keys::WorkflowCancelKey(key->event_id));
+    }
+    const std::string prefix = keys::WorkflowResultPrefix(key->event_id);
+    std::unique_ptr<rocksdb::Iterator> rows(
+        db_->NewIterator(rocksdb::ReadOptions(), workflows_));
+    for (rows->Seek(prefix);
+         s.ok() && rows->Valid() && rows->key().starts_with(prefix);
+         rows->Next()) {
+      s = batch->Delete(workflows_, rows->key());
+    }
+    if (s.ok()) s = rows->status();
+    OUTBOX_RETURN_IF_ERROR(FromRocks(s, "purging finished workflows"));
+    ++purged;
+  }
+  OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "listing finished workflows"));
+  return purged;
+}
+
+absl::StatusOr<size_t> StoreImpl::PurgeFinishedWorkflows(absl::Time cutoff) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  // Bounded batches, so a purge after a long time never builds one huge
+  // write; each is applied before the next is read.
+  constexpr size_t kPerBatch = 512;
+  size_t total = 0;
+  while (true) {
+    absl::MutexLock l(&mu_);
+    SerialWrite serial(this);
+    OUTBOX_RETURN_IF_ERROR(WritableLocked());
+    if (workflows_ == nullptr) return NoWorkflowFamily();
+    rocksdb::WriteBatch batch;
+    OUTBOX_ASSIGN_OR_RETURN(
+        const size_t n,
+        AddFinishedPurgeLocked(ToStoredMillis(cutoff), kPerBatch, &batch));
+    if (n == 0) return total;
+    OUTBOX_RETURN_IF_ERROR(
+        WriteLocked(batch, tail_, "purging finished workflows", options_.sync));
+    total += n;
+    if (n < kPerBatch) return total;
+  }
+}
+
+}  // namespace outbox

@@ -1,0 +1,227 @@
+// Copyright (c) edge-outbox authors.
+//
+// The store's side of workflows: step settlements keep the event pending
+// with a fresh retry budget, state and result rows survive a reopen, a
+// cancel queues a completed workflow again (once), a cancel that races the
+// last step is not lost, replay refuses a workflow, RetryWorkflow resumes
+// one, and retention deletes finished workflows only.
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "proto/storage.pb.h"
+#include "tests/testing/store_fixture.h"
+
+namespace outbox {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::MakeEvent;
+
+std::string StateWith(storage::WorkflowPhase phase, uint32_t next_step,
+                      int64_t finished_ms = 0) {
+  storage::WorkflowState state;
+  state.set_phase(phase);
+  state.set_next_step(next_step);
+  state.set_finished_unix_ms(finished_ms);
+  return state.SerializeAsString();
+}
+
+std::string ResultRow(const std::string& step, uint32_t attempt) {
+  storage::StepResult row;
+  row.set_step(step);
+  row.set_attempt(attempt);
+  return row.SerializeAsString();
+}
+
+storage::WorkflowState StoredState(Store* store, const std::string& id) {
+  storage::WorkflowState state;
+  absl::StatusOr<WorkflowRecord> record = store->GetWorkflow(id);
+  EXPECT_TRUE(record.ok()) << record.status();
+  if (record.ok()) {
+    EXPECT_TRUE(state.ParseFromString(record->state));
+  }
+  return state;
+}
+
+class StoreWorkflowTest : public testing::StoreTest {
+ protected:
+  // Settles `event` as `kind` with `state` and `rows` (numbered from
+  // `first`).
+  void SettleWith(const PendingEvent& event, Settlement::Kind kind,
+                  const std::string& state, std::vector<std::string> rows = {},
+                  uint32_t first = 0) {
+    Settlement s;
+    s.kind = kind;
+    s.event = event;
+    s.reason = "step failed";
+    s.attempt.error = "HTTP 500";
+    s.attempt.next_attempt = clock_.Now() + absl::Minutes(1);
+    s.workflow_state = state;
+    s.workflow_results = std::move(rows);
+    s.first_result = first;
+    absl::StatusOr<SettleResult> r = store_->Settle({s});
+    ASSERT_OUTBOX_OK(r);
+    EXPECT_EQ(r->applied, 1u);
+    ASSERT_OUTBOX_OK(store_->Sync());
+  }
+  // Commits a workflow event and completes it (one step, delivered).
+  std::string CompletedWorkflow(const std::string& key = "till-1") {
+    const std::string id = CommitEvent(MakeEvent("order.created", key));
+    SettleWith(DueWithId(id), Settlement::Kind::kDelivered,
+               StateWith(storage::WORKFLOW_PHASE_COMPLETED, 1,
+                         absl::ToUnixMillis(clock_.Now())));
+    return id;
+  }
+  void Cancel(const std::string& id, const std::string& reason) {
+    Txn txn;
+    txn.Put("sales", "sale-1", "cancelled");
+    txn.Cancel(id, reason);
+    ASSERT_OUTBOX_OK(store_->Commit(txn));
+  }
+};
+
+TEST_F(StoreWorkflowTest, StepDoneKeepsTheEventFirstAndResetsItsAttempts) {
+  const std::string id = CommitEvent(MakeEvent("order.created", "till-1"));
+  CommitEvent(MakeEvent("order.created", "till-1"));
+  SettleWith(DueWithId(id), Settlement::Kind::kAttempt, "");
+  clock_.Advance(absl::Minutes(1));
+  EXPECT_EQ(DueWithId(id).attempts, 1u);
+  SettleWith(DueWithId(id), Settlement::Kind::kStepDone,
+             StateWith(storage::WORKFLOW_PHASE_FORWARD, 1),
+             {ResultRow("reserve", 1), ResultRow("reserve", 2)});
+  Reopen();
+  // Due at once, alone for its key, with a fresh budget for step 2.
+  PendingEvent again = OnlyDue();
+  EXPECT_EQ(again.id, id);
+  EXPECT_EQ(again.attempts, 0u);
+  EXPECT_EQ(StoredState(store_.get(), id).next_step(), 1u);
+}
+
+TEST_F(StoreWorkflowTest, ResultRowsComeBackInTheirOrderAfterReopen) {
+  const std::string id = CommitEvent(MakeEvent("order.created"));
+  SettleWith(DueWithId(id), Settlement::Kind::kStepDone,
+             StateWith(storage::WORKFLOW_PHASE_FORWARD, 1),
+             {ResultRow("reserve", 1)}, 0);
+  SettleWith(DueWithId(id), Settlement::Kind::kAttempt, "",
+             {ResultRow("fraud", 1)}, 1);
+  Reopen();
+  absl::StatusOr<std::vector<std::string>> rows =
+      store_->ListWorkflowResults(id, 100);
+  ASSERT_OUTBOX_OK(rows);
+  std::vector<std::string> steps;
+  for (const std::string& raw : *rows) {
+    storage::StepResult row;
+    ASSERT_TRUE(row.ParseFromString(raw));
+    steps.push_back(row.step());
+  }
+  EXPECT_THAT(steps, ElementsAre("reserve", "fraud"));
+}
+
+TEST_F(StoreWorkflowTest, NoWorkflowIsNotFound) {
+  const std::string id = CommitEvent(MakeEvent("order.created"));
+  EXPECT_TRUE(absl::IsNotFound(store_->GetWorkflow(id).status()));
+}
+
+TEST_F(StoreWorkflowTest, CompletedWorkflowKeepsItsEntryAndLeavesTheQueue) {
+  const std::string id = CompletedWorkflow();
+  EXPECT_TRUE(DueIds().empty());
+  storage::WorkflowState state = StoredState(store_.get(), id);
+  EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_COMPLETED);
+  EXPECT_EQ(state.entry().event_id(), id);
+}
+
+TEST_F(StoreWorkflowTest, CancelQueuesACompletedWorkflowAgainOnce) {
+  const std::string id = CompletedWorkflow();
+  Cancel(id, "customer changed their mind");
+  Cancel(id, "a second click");
+  Reopen();
+  EXPECT_THAT(DueIds(), ElementsAre(id));
+  absl::StatusOr<WorkflowRecord> record = store_->GetWorkflow(id);
+  ASSERT_OUTBOX_OK(record);
+  EXPECT_TRUE(record->cancelled);
+  EXPECT_EQ(record->cancel_reason, "customer changed their mind");
+  absl::StatusOr<Stats> stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->pending_events, 1u);
+  // The business change committed with it.
+  absl::StatusOr<std::string> sale = store_->Get("sales", "sale-1");
+  ASSERT_OUTBOX_OK(sale);
+  EXPECT_EQ(*sale, "cancelled");
+}
+
+TEST_F(StoreWorkflowTest, CancelBeforeTheLastStepSettlesKeepsTheEvent) {
+  const std::string id = CommitEvent(MakeEvent("order.created"));
+  PendingEvent in_flight = DueWithId(id);
+  Cancel(id, "cancelled while billing ran");
+  SettleWith(in_flight, Settlement::Kind::kDelivered,
+             StateWith(storage::WORKFLOW_PHASE_COMPLETED, 1,
+                       absl::ToUnixMillis(clock_.Now())));
+  Reopen();
+  EXPECT_THAT(DueIds(), ElementsAre(id));
+  EXPECT_EQ(StoredState(store_.get(), id).finished_unix_ms(), 0);
+}
+
+TEST_F(StoreWorkflowTest, CancelOfAPendingWorkflowOnlyRecordsIt) {
+  const std::string id = CommitEvent(MakeEvent("order.created"));
+  Cancel(id, "r");
+  EXPECT_THAT(DueIds(), ElementsAre(id));
+  absl::StatusOr<Stats> stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->pending_events, 1u);
+}
+
+TEST_F(StoreWorkflowTest, CancelWithABadIdIsRefused) {
+  Txn txn;
+  txn.Cancel("", "r");
+  EXPECT_TRUE(absl::IsInvalidArgument(store_->Commit(txn).status()));
+  Txn long_id;
+  long_id.Cancel(std::string(65, 'x'), "r");
+  EXPECT_TRUE(absl::IsInvalidArgument(store_->Commit(long_id).status()));
+}
+
+TEST_F(StoreWorkflowTest, ReplayRefusesAWorkflowAndRetryWorkflowResumesIt) {
+  const std::string id = CommitEvent(MakeEvent("order.created"));
+  SettleWith(DueWithId(id), Settlement::Kind::kDeadLetterUnsent,
+             StateWith(storage::WORKFLOW_PHASE_NEEDS_ATTENTION, 2,
+                       absl::ToUnixMillis(clock_.Now())));
+  EXPECT_TRUE(absl::IsFailedPrecondition(store_->Replay(id)));
+  ASSERT_OUTBOX_OK(store_->RetryWorkflow(
+      id, StateWith(storage::WORKFLOW_PHASE_COMPENSATING, 2)));
+  Reopen();
+  EXPECT_THAT(DueIds(), ElementsAre(id));
+  EXPECT_EQ(StoredState(store_.get(), id).phase(),
+            storage::WORKFLOW_PHASE_COMPENSATING);
+  // No longer finished: retention leaves it alone.
+  absl::StatusOr<size_t> purged =
+      store_->PurgeFinishedWorkflows(clock_.Now() + absl::Hours(1));
+  ASSERT_OUTBOX_OK(purged);
+  EXPECT_EQ(*purged, 0u);
+}
+
+TEST_F(StoreWorkflowTest, RetentionDeletesOnlyWorkflowsFinishedBeforeCutoff) {
+  const std::string old_id = CompletedWorkflow("a");
+  clock_.Advance(absl::Hours(2));
+  const std::string new_id = CompletedWorkflow("b");
+  const std::string running = CommitEvent(MakeEvent("order.created", "c"));
+  SettleWith(DueWithId(running), Settlement::Kind::kStepDone,
+             StateWith(storage::WORKFLOW_PHASE_FORWARD, 1),
+             {ResultRow("reserve", 1)});
+  absl::StatusOr<size_t> purged =
+      store_->PurgeFinishedWorkflows(clock_.Now() - absl::Hours(1));
+  ASSERT_OUTBOX_OK(purged);
+  EXPECT_EQ(*purged, 1u);
+  Reopen();
+  EXPECT_TRUE(absl::IsNotFound(store_->GetWorkflow(old_id).status()));
+  ASSERT_OUTBOX_OK(store_->GetWorkflow(new_id));
+  ASSERT_OUTBOX_OK(store_->GetWorkflow(running));
+  absl::StatusOr<std::vector<std::string>> rows =
+      store_->ListWorkflowResults(running, 10);
+  ASSERT_OUTBOX_OK(rows);
+  EXPECT_EQ(rows->size(), 1u);
+}
+
+}  // namespace
+}  // namespace outbox
