@@ -85,14 +85,19 @@ TEST(CurlTransportResponseBodyTest, MaximumAboveTheReadLimitRaisesIt) {
   EXPECT_FALSE(r.body_truncated);
 }
 
-TEST(CurlTransportResponseBodyTest, BodyCutShortByTheServerKeepsWhatArrived) {
-  RawServer server(RawServer::Mode::kReadRequestThenReply,
-                   "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"
-                   "{\"reserv");
+// Sends a request keeping up to 4 KiB to a raw server that answers `reply`
+// (bytes as they go on the wire) and closes.
+HttpResult SendForRawReply(const std::string& reply) {
+  RawServer server(RawServer::Mode::kReadRequestThenReply, reply);
   HttpRequest request =
       MakeRequest(1, absl::StrCat("http://127.0.0.1:", server.port(), "/r"));
   request.max_response_body = 4096;
-  const HttpResult r = SendOne(request);
+  return SendOne(request);
+}
+
+TEST(CurlTransportResponseBodyTest, BodyCutShortByTheServerKeepsWhatArrived) {
+  const HttpResult r = SendForRawReply(
+      "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"reserv");
   EXPECT_OUTBOX_OK(r.transport);
   EXPECT_EQ(r.http_status, 200);
   EXPECT_EQ(r.body, "{\"reserv");
@@ -100,13 +105,9 @@ TEST(CurlTransportResponseBodyTest, BodyCutShortByTheServerKeepsWhatArrived) {
 }
 
 TEST(CurlTransportResponseBodyTest, InterimResponseIsNotTheBody) {
-  RawServer server(RawServer::Mode::kReadRequestThenReply,
-                   "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
-                   "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
-  HttpRequest request =
-      MakeRequest(1, absl::StrCat("http://127.0.0.1:", server.port(), "/r"));
-  request.max_response_body = 4096;
-  const HttpResult r = SendOne(request);
+  const HttpResult r = SendForRawReply(
+      "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+      "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
   EXPECT_OUTBOX_OK(r.transport);
   EXPECT_EQ(r.http_status, 200);
   EXPECT_EQ(r.body, "ok");
