@@ -7,8 +7,10 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -95,16 +97,43 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   return length;
 }
 
-// Bodies are discarded: the verdict is the status. Returning less than was
-// offered makes curl stop with CURLE_WRITE_ERROR and close the connection.
-size_t OnBody(char*, size_t size, size_t count, void* user) {
+// Only the final response's body gets here: a 1xx has none, and curl reads
+// a proxy's CONNECT answer itself. Returning less than was offered makes
+// curl stop with CURLE_WRITE_ERROR and close the connection.
+size_t OnBody(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const size_t length = size * count;
+  KeepResponseBody(absl::string_view(data, length), t);
   t->body_bytes += length;
   return t->body_bytes > t->max_body_bytes ? 0 : length;
 }
 
+bool IsAllowedMethod(absl::string_view method) {
+  for (absl::string_view allowed : {"POST", "PUT", "PATCH", "DELETE"}) {
+    if (method == allowed) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+void KeepResponseBody(absl::string_view chunk, Transfer* transfer) {
+  const size_t limit = transfer->request.max_response_body;
+  if (limit == 0) return;
+  std::string& body = transfer->body;
+  const size_t kept = std::min(chunk.size(), limit - body.size());
+  if (kept < chunk.size()) transfer->body_truncated = true;
+  if (body.size() + kept > body.capacity()) {
+    // Doubling, capped at the limit. reserve() on a grown string may round
+    // up to twice its capacity; on an empty one it allocates what is asked.
+    std::string grown;
+    grown.reserve(
+        std::min(limit, std::max(2 * body.capacity(), body.size() + kept)));
+    grown.append(body);
+    body.swap(grown);
+  }
+  body.append(chunk.data(), kept);
+}
 
 absl::StatusOr<std::string> ValidateUrl(const HttpRequest& request) {
   // The URL itself stays out of messages: its query may carry a token.
@@ -124,12 +153,16 @@ absl::StatusOr<std::string> ValidateUrl(const HttpRequest& request) {
         absl::StrCat("HttpRequest::url (tag ", request.tag, ") has scheme '",
                      scheme, "'; use an http:// or https:// URL"));
   }
-  return absl::StrCat("POST ", scheme, "://",
-                      UrlPart(url.get(), CURLUPART_HOST, 0), ":",
+  return absl::StrCat(scheme, "://", UrlPart(url.get(), CURLUPART_HOST, 0), ":",
                       UrlPart(url.get(), CURLUPART_PORT, CURLU_DEFAULT_PORT));
 }
 
-absl::Status ValidateHeadersAndTimeouts(const HttpRequest& request) {
+absl::Status ValidateMethodHeadersAndTimeouts(const HttpRequest& request) {
+  if (!IsAllowedMethod(request.method)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "HttpRequest::method (tag ", request.tag, ") is '",
+        absl::CHexEscape(request.method), "'; use POST, PUT, PATCH or DELETE"));
+  }
   for (const auto& [name, value] : request.headers) {
     if (!IsHttpToken(name)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -186,7 +219,10 @@ absl::Status ConfigureEasy(CURL* easy, Transfer* transfer) {
   set(CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
   set(CURLOPT_FOLLOWLOCATION, 0L);
   set(CURLOPT_USERAGENT, "edge-outbox");
+  // POST with its fields sends the body (and Content-Length) whatever the
+  // method; CUSTOMREQUEST only renames the request line's method.
   set(CURLOPT_POST, 1L);
+  set(CURLOPT_CUSTOMREQUEST, r.method.c_str());
   set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
   set(CURLOPT_POSTFIELDS, r.body.data());  // not copied: Transfer owns it
   set(CURLOPT_HTTPHEADER, transfer->header_list);
@@ -214,20 +250,22 @@ absl::Status ConfigureEasy(CURL* easy, Transfer* transfer) {
   return FromCurl(rc, absl::StrCat(transfer->context, ": setting options"));
 }
 
-HttpResult FinishTransfer(CURL* easy, CURLcode code, const Transfer& transfer) {
+HttpResult FinishTransfer(CURL* easy, CURLcode code, Transfer* transfer) {
   HttpResult result;
-  result.tag = transfer.request.tag;
+  result.tag = transfer->request.tag;
   curl_off_t total_us = 0;
   if (curl_easy_getinfo(easy, CURLINFO_TOTAL_TIME_T, &total_us) == CURLE_OK) {
     result.elapsed = absl::Microseconds(total_us);
   }
   long response_code = 0;
   curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &response_code);
-  if (code == CURLE_OK || (transfer.headers_done && response_code > 0)) {
+  if (code == CURLE_OK || (transfer->headers_done && response_code > 0)) {
     // The verdict arrived; a body cut short (our limit, a reset, a timeout)
     // does not change it.
     result.http_status = static_cast<int>(response_code);
-    result.retry_after = transfer.retry_after;
+    result.retry_after = transfer->retry_after;
+    result.body = std::move(transfer->body);
+    result.body_truncated = transfer->body_truncated;
     return result;
   }
   TransferFacts facts;
@@ -238,13 +276,13 @@ HttpResult FinishTransfer(CURL* easy, CURLcode code, const Transfer& transfer) {
   curl_easy_getinfo(easy, CURLINFO_HTTP_CONNECTCODE, &facts.proxy_connect_code);
   curl_easy_getinfo(easy, CURLINFO_PROXY_ERROR, &facts.proxy_error);
   result.offline = NeverReachedServer(facts);
-  std::string detail = transfer.error;
+  std::string detail = transfer->error;
   if (facts.proxy_connect_code != 0 && facts.proxy_connect_code != 200) {
     absl::StrAppend(&detail, detail.empty() ? "" : "; ",
                     "the proxy answered CONNECT with ",
                     facts.proxy_connect_code);
   }
-  result.transport = FromCurl(code, transfer.context, detail);
+  result.transport = FromCurl(code, transfer->context, detail);
   return result;
 }
 

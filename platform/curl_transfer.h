@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "outbox/http_transport.h"
 
 namespace outbox {
@@ -33,31 +34,40 @@ struct Transfer {
   // path or query, which may carry secrets.
   std::string context;
   curl_slist* header_list = nullptr;
-  size_t max_body_bytes = 0;
+  size_t max_body_bytes = 0;  // read, kept or not; then the connection closes
 
   // Filled by the header and body callbacks while the transfer runs.
   int last_status = 0;        // from the latest status line
   bool headers_done = false;  // final (non-1xx) headers complete
   std::string retry_after;    // of the final response
   size_t body_bytes = 0;
+  std::string body;  // of the final response, at most max_response_body
+  bool body_truncated = false;
   char error[CURL_ERROR_SIZE] = {};
 };
 
-// Checks `request`'s URL and returns the context string for its statuses
-// ("POST https://host:port"). Errors: kInvalidArgument naming the problem.
+// Checks `request`'s URL and returns its target for statuses
+// ("https://host:port"). Errors: kInvalidArgument naming the problem.
 absl::StatusOr<std::string> ValidateUrl(const HttpRequest& request);
 
-// Checks the rest of `request`: header names and values, timeouts.
+// Checks the rest of `request`: method, header names and values, timeouts.
 // Errors: kInvalidArgument naming the problem (never a header value).
-absl::Status ValidateHeadersAndTimeouts(const HttpRequest& request);
+absl::Status ValidateMethodHeadersAndTimeouts(const HttpRequest& request);
 
 // Sets every option of `easy` (freshly created or reset) for `*transfer`,
 // whose request has passed both checks above. `transfer` must outlive the
 // transfer. Errors: kResourceExhausted (out of memory), kInternal.
 absl::Status ConfigureEasy(CURL* easy, Transfer* transfer);
 
-// Builds the result of `transfer`, which `easy` finished with `code`.
-HttpResult FinishTransfer(CURL* easy, CURLcode code, const Transfer& transfer);
+// Appends to transfer->body what of `chunk` fits under the request's
+// max_response_body, and sets body_truncated if some does not; nothing when
+// that is 0. The buffer grows by doubling but stops at the limit, so a
+// request never holds more than it asked for (or a short string's 30 bytes).
+void KeepResponseBody(absl::string_view chunk, Transfer* transfer);
+
+// Builds the result of `*transfer`, which `easy` finished with `code`,
+// moving the response body out of it.
+HttpResult FinishTransfer(CURL* easy, CURLcode code, Transfer* transfer);
 
 }  // namespace outbox
 

@@ -8,9 +8,11 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -55,7 +57,7 @@ class CurlTransport final : public HttpTransport {
 
   // ValidateUrl(request), remembered per URL: an agent sends every request
   // of a destination to one URL, and parsing it is most of a check.
-  absl::StatusOr<std::string> UrlContext(const HttpRequest& request);
+  absl::StatusOr<std::string> UrlTarget(const HttpRequest& request);
 
   // Appends the results of finished transfers and recycles their handles.
   void CollectFinished(std::vector<HttpResult>* done);
@@ -72,7 +74,7 @@ class CurlTransport final : public HttpTransport {
   std::unique_ptr<Timer> timer_;  // armed for curl's next timeout, in poller_
   absl::flat_hash_map<CURL*, std::unique_ptr<Transfer>> in_flight_;
   std::vector<CURL*> idle_;  // options reset, not in multi_
-  absl::flat_hash_map<std::string, std::string> url_contexts_;
+  absl::flat_hash_map<std::string, std::string> url_targets_;
 };
 
 CurlTransport::~CurlTransport() {
@@ -142,11 +144,13 @@ absl::Status CurlTransport::Start(HttpRequest request) {
         " requests already in flight (CurlTransportOptions::max_in_flight); "
         "start more after Process() returns results"));
   }
+  OUTBOX_ASSIGN_OR_RETURN(const std::string target, UrlTarget(request));
+  OUTBOX_RETURN_IF_ERROR(ValidateMethodHeadersAndTimeouts(request));
   auto transfer = std::make_unique<Transfer>();
-  OUTBOX_ASSIGN_OR_RETURN(transfer->context, UrlContext(request));
-  OUTBOX_RETURN_IF_ERROR(ValidateHeadersAndTimeouts(request));
+  transfer->context = absl::StrCat(request.method, " ", target);
+  transfer->max_body_bytes =
+      std::max(options_.max_response_body_bytes, request.max_response_body);
   transfer->request = std::move(request);
-  transfer->max_body_bytes = options_.max_response_body_bytes;
 
   CURL* easy = nullptr;
   if (!idle_.empty()) {
@@ -173,15 +177,15 @@ absl::Status CurlTransport::Start(HttpRequest request) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> CurlTransport::UrlContext(
+absl::StatusOr<std::string> CurlTransport::UrlTarget(
     const HttpRequest& request) {
-  auto it = url_contexts_.find(request.url);
-  if (it != url_contexts_.end()) return it->second;
-  OUTBOX_ASSIGN_OR_RETURN(std::string context, ValidateUrl(request));
+  auto it = url_targets_.find(request.url);
+  if (it != url_targets_.end()) return it->second;
+  OUTBOX_ASSIGN_OR_RETURN(std::string target, ValidateUrl(request));
   constexpr size_t kMaxUrls = 64;  // a few per destination, bounded anyway
-  if (url_contexts_.size() >= kMaxUrls) url_contexts_.clear();
-  url_contexts_.emplace(request.url, context);
-  return context;
+  if (url_targets_.size() >= kMaxUrls) url_targets_.clear();
+  url_targets_.emplace(request.url, target);
+  return target;
 }
 
 absl::Status CurlTransport::Process(std::vector<HttpResult>* done) {
@@ -225,7 +229,7 @@ void CurlTransport::CollectFinished(std::vector<HttpResult>* done) {
     const CURLcode code = message->data.result;
     auto it = in_flight_.find(easy);
     if (it == in_flight_.end()) continue;  // not ours: cannot happen
-    done->push_back(FinishTransfer(easy, code, *it->second));
+    done->push_back(FinishTransfer(easy, code, it->second.get()));
     Recycle(easy);
     in_flight_.erase(it);
   }

@@ -6,7 +6,6 @@
 
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
@@ -20,22 +19,11 @@ namespace outbox {
 namespace {
 
 using ::outbox::testing::BlackHolePort;
-using ::outbox::testing::DriveUntil;
 using ::outbox::testing::MakeRequest;
 using ::outbox::testing::RawServer;
 using ::outbox::testing::RefusingPort;
+using ::outbox::testing::SendOne;
 using ::outbox::testing::ServerThread;
-
-// Sends `request` through a fresh transport and returns its one result.
-HttpResult SendOne(const HttpRequest& request) {
-  auto transport = NewCurlTransport();
-  EXPECT_TRUE(transport.ok()) << transport.status();
-  if (!transport.ok()) return HttpResult();
-  EXPECT_OUTBOX_OK((*transport)->Start(request));
-  std::vector<HttpResult> results;
-  EXPECT_TRUE(DriveUntil(transport->get(), 1, &results));
-  return results.empty() ? HttpResult() : results[0];
-}
 
 std::string Loopback(int port, const std::string& scheme = "http") {
   return absl::StrCat(scheme, "://127.0.0.1:", port, "/events");

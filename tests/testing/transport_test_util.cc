@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -95,6 +96,19 @@ HttpRequest MakeRequest(uint64_t tag, const std::string& url) {
   request.connect_timeout = absl::Seconds(10);
   request.total_timeout = absl::Seconds(20);
   return request;
+}
+
+HttpResult SendOne(const HttpRequest& request,
+                   const CurlTransportOptions& options) {
+  auto transport = NewCurlTransport(options);
+  EXPECT_TRUE(transport.ok()) << transport.status();
+  if (!transport.ok()) return HttpResult();
+  const absl::Status started = (*transport)->Start(request);
+  EXPECT_TRUE(started.ok()) << started;
+  if (!started.ok()) return HttpResult();
+  std::vector<HttpResult> results;
+  EXPECT_TRUE(DriveUntil(transport->get(), 1, &results));
+  return results.empty() ? HttpResult() : std::move(results[0]);
 }
 
 ServerThread::ServerThread(httplib::Server* server) : server_(server) {

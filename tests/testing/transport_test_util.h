@@ -35,6 +35,12 @@ bool DriveUntil(HttpTransport* transport, size_t count,
 // test fails in seconds rather than minutes.
 HttpRequest MakeRequest(uint64_t tag, const std::string& url);
 
+// Sends `request` through a fresh libcurl transport and returns its one
+// result (an empty one, the test failed, if there is none).
+HttpResult SendOne(
+    const HttpRequest& request,
+    const CurlTransportOptions& options = CurlTransportOptions());
+
 // Runs `server` (handlers already registered) on 127.0.0.1 at a free port
 // on a thread of its own until destroyed.
 class ServerThread {

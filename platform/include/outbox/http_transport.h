@@ -46,10 +46,14 @@ struct TlsOptions {
   std::string client_key_file;
 };
 
-// One HTTP/1.1 POST. Redirects are never followed: a 3xx is an answer.
+// One HTTP/1.1 request. Redirects are never followed: a 3xx is an answer.
 struct HttpRequest {
   // The caller's identifier, returned in HttpResult::tag.
   uint64_t tag = 0;
+  // "POST", "PUT", "PATCH" or "DELETE", exactly so. The body is sent with
+  // every one of them, a DELETE's too (a saga's revert may carry one).
+  // Default: "POST".
+  std::string method = "POST";
   // http:// or https:// only.
   std::string url;
   // Sent as given, in order. Header values (Authorization, signatures) never
@@ -65,14 +69,19 @@ struct HttpRequest {
   // meaning connect directly; *_proxy environment variables are ignored so
   // that a device behaves the same under every init system.
   std::string proxy;
+  // Most bytes of the response body to return in HttpResult::body; memory
+  // held per request stays within it. 0 discards the body (the verdict is
+  // the status). Default: 0.
+  size_t max_response_body = 0;
 };
 
 // The outcome of one started request.
 struct HttpResult {
   uint64_t tag = 0;
   // OK when the server's status line and headers arrived; its verdict is
-  // then in http_status (a body cut short does not matter: bodies are
-  // discarded). Otherwise why no answer arrived:
+  // then in http_status, even if the body was cut short (by the server, a
+  // timeout, or the transport's read limit): `body` holds what arrived.
+  // Otherwise why no answer arrived:
   //   kUnavailable        could not resolve/connect, connection broke, TLS
   //                       handshake failed, server closed without answering
   //   kDeadlineExceeded   connect_timeout or total_timeout expired
@@ -95,6 +104,13 @@ struct HttpResult {
   std::string retry_after;
   // Time the transfer took, connection set-up included.
   absl::Duration elapsed;
+  // The first HttpRequest::max_response_body bytes of the final response's
+  // body (never a 1xx's, nor a proxy's answer to CONNECT) when transport is
+  // OK; else empty. A body the server cut short is here as far as it came.
+  std::string body;
+  // True when max_response_body is set and more body bytes arrived than
+  // `body` kept.
+  bool body_truncated = false;
 };
 
 // Sends HTTP requests concurrently from one thread without blocking it.
@@ -114,8 +130,9 @@ class HttpTransport {
   // Errors (no result follows):
   //   kResourceExhausted  InFlight() is at the transport's maximum; start it
   //                       again after Process() has returned a result
-  //   kInvalidArgument    URL not http(s), header name/value with CR/LF,
-  //                       timeout not positive and finite
+  //   kInvalidArgument    URL not http(s), method not POST, PUT, PATCH or
+  //                       DELETE, header name/value with CR/LF, timeout
+  //                       not positive and finite
   virtual absl::Status Start(HttpRequest request) = 0;
 
   // A file descriptor that is readable whenever Process() has work to do
@@ -149,9 +166,11 @@ struct CurlTransportOptions {
   // transport (and count as in flight). 0 means no limit besides
   // max_in_flight. Default: 0.
   size_t max_host_connections = 0;
-  // Response body bytes read (and discarded) per request. Reading the whole
-  // body keeps the connection reusable; past this limit the connection is
-  // closed instead, and the result still stands. Default: 64 KiB.
+  // Most response body bytes read per request; those past what
+  // HttpRequest::max_response_body keeps are discarded, and a larger
+  // max_response_body raises the limit to its own. Reading the whole body
+  // keeps the connection reusable; past this limit the connection is closed
+  // instead, and the result still stands. Default: 64 KiB.
   size_t max_response_body_bytes = 64 * 1024;
 };
 
