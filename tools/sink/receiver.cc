@@ -10,6 +10,11 @@
 #include "absl/strings/str_cat.h"
 
 namespace outbox::sink {
+namespace {
+
+bool Is2xx(int status) { return status >= 200 && status <= 299; }
+
+}  // namespace
 
 Receiver::Receiver(std::vector<WebhookSecret> secrets,
                    const SinkOptions& options, uint64_t seed, RequestLog* log,
@@ -66,17 +71,33 @@ Reply Receiver::Answer(const IncomingRequest& request,
     reply.status = 404;
     return reply;
   }
-  int64_t counter = 0;
-  {
-    absl::MutexLock lock(&mu_);
-    counter = ++route_counters_[match->index];
-  }
-  RouteAnswer answer = AnswerRoute(*match, request.body, counter, RandomUuid());
+  RouteAnswer answer = AnswerOnce(request, *match);
   record->route_error = std::move(answer.error);
   reply.status = answer.status;
   reply.body = std::move(answer.body);
   reply.content_type = std::move(answer.content_type);
   return reply;
+}
+
+RouteAnswer Receiver::AnswerOnce(const IncomingRequest& request,
+                                 const RouteMatch& match) {
+  // One lock from the look-up to Remember (rendering is cheap, no I/O): of
+  // two concurrent sends of one request exactly one renders, and the other
+  // replays its answer.
+  absl::MutexLock lock(&mu_);
+  std::optional<AnswerKey> key;
+  if (request.webhook_id.has_value()) {
+    key = AnswerKey{*request.webhook_id, request.method, request.raw_path};
+    if (const RouteAnswer* first = answers_.Find(*key)) return *first;
+  }
+  RouteAnswer answer = AnswerRoute(
+      match, request.body, ++route_counters_[match.index], RandomUuid());
+  // A non-2xx answer says nothing was done: a retry (after a 503, say) is a
+  // new attempt and gets a new render.
+  if (key.has_value() && Is2xx(answer.status)) {
+    answers_.Remember(*std::move(key), answer);
+  }
+  return answer;
 }
 
 Reply Receiver::Decide(const IncomingRequest& request, LogRecord* record) {
@@ -143,7 +164,7 @@ Reply Receiver::Handle(const IncomingRequest& request, absl::Time now) {
       // A drop simulates a receiver that acted on the request and lost its
       // answer on the way back: the id counts as processed, so the sender's
       // resend is the duplicate the receiver must recognise.
-      if ((reply.status >= 200 && reply.status <= 299) || reply.drop) {
+      if (Is2xx(reply.status) || reply.drop) {
         answered_ids_.insert(*request.webhook_id);
       }
     }

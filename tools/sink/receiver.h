@@ -17,6 +17,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "agent/webhook_signature.h"
+#include "tools/sink/answer_memory.h"
 #include "tools/sink/fault_plan.h"
 #include "tools/sink/request_log.h"
 #include "tools/sink/routes.h"
@@ -52,12 +53,15 @@ struct Reply {
 //   2. a bad signature or stale timestamp -> 401;
 //   3. a random fault (drop / fail / throttle);
 //   4. with routes: the matched route's answer, or 404 when none matches;
-//      without: 200.
+//      without: 200. A request (webhook-id, method, path) a route answered
+//      2xx before gets that first answer again, not a new render (see
+//      AnswerMemory); a non-2xx answer is not remembered.
 // "duplicate" means the webhook-id was processed earlier in this process
 // (answered 2xx, or dropped after reading: a drop simulates an answer lost
 // on the way back):
-// the set lives in memory only, so a restarted sink forgets it (a receiver
-// must dedupe durably; this one only reports what it saw).
+// the set, like the remembered answers, lives in memory only, so a
+// restarted sink forgets it (a receiver must dedupe durably; this one only
+// reports what it saw).
 // Thread-safe: HTTP worker threads call Handle concurrently.
 class Receiver {
  public:
@@ -83,6 +87,10 @@ class Receiver {
   Reply Answer(const IncomingRequest& request,
                const std::optional<RouteMatch>& match, LogRecord* record)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // The answer `match` gives `request`: the remembered one, or a new render
+  // (remembered if 2xx).
+  RouteAnswer AnswerOnce(const IncomingRequest& request,
+                         const RouteMatch& match) ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::vector<WebhookSecret> secrets_;
   const FaultOptions faults_;
@@ -94,6 +102,8 @@ class Receiver {
   absl::flat_hash_set<std::string> answered_ids_ ABSL_GUARDED_BY(mu_);
   // Requests answered so far per route (RouteTable::routes() index).
   std::vector<int64_t> route_counters_ ABSL_GUARDED_BY(mu_);
+  // The 2xx route answers given, for resends.
+  AnswerMemory answers_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace outbox::sink

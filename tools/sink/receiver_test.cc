@@ -268,7 +268,11 @@ class ReceiverRoutesTest : public ReceiverTest {
     absl::StatusOr<RouteTable> routes = RouteTable::Parse(
         R"({"routes": [
           {"route": "POST /fraud", "body": {"riskScore": "{request:/score}"}},
-          {"route": "DELETE /res/{id}", "body": {"released": "{path:id}"}}
+          {"route": "DELETE /res/{id}", "body": {"released": "{path:id}"}},
+          {"route": "POST /reserve",
+           "body": {"reservationId": "RES-{counter}", "token": "{uuid}"}},
+          {"route": "POST /busy", "status": 503,
+           "body": {"attempt": "{counter}"}}
         ]})",
         "test");
     ASSERT_OUTBOX_OK(routes);
@@ -283,8 +287,8 @@ class ReceiverRoutesTest : public ReceiverTest {
   }
 
   IncomingRequest At(const std::string& method, const std::string& path,
-                     const std::string& body) {
-    IncomingRequest r = Signed("msg_1", body);
+                     const std::string& body, const std::string& id = "msg_1") {
+    IncomingRequest r = Signed(id, body);
     r.method = method;
     r.path = path;
     r.raw_path = path;
@@ -336,6 +340,51 @@ TEST_F(ReceiverRoutesTest, BadSignatureIs401EvenOnARoute) {
       Sign(Secret(kWrongSecret), "msg_1", absl::ToUnixSeconds(kNow), "");
   EXPECT_EQ(receiver_->Handle(r, kNow).status, 401);
   EXPECT_EQ(JsonString(Lines().at(0), "route"), "DELETE /res/{id}");
+}
+
+TEST_F(ReceiverRoutesTest, ResendGetsTheFirstAnswerAgain) {
+  const Reply first = receiver_->Handle(At("POST", "/reserve", "{}"), kNow);
+  const Reply again = receiver_->Handle(At("POST", "/reserve", "{}"), kNow);
+  EXPECT_EQ(JsonString(first.body, "reservationId"), "RES-1");
+  EXPECT_EQ(again.status, first.status);
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_EQ(again.content_type, "application/json");
+  std::vector<std::string> lines = Lines();
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(JsonField(lines[1], "duplicate"), "true");
+  EXPECT_EQ(JsonString(lines[1], "response"), first.body);
+}
+
+TEST_F(ReceiverRoutesTest, ResendDoesNotAdvanceTheCounter) {
+  receiver_->Handle(At("POST", "/reserve", "{}", "msg_1"), kNow);
+  receiver_->Handle(At("POST", "/reserve", "{}", "msg_1"), kNow);
+  const Reply next =
+      receiver_->Handle(At("POST", "/reserve", "{}", "msg_2"), kNow);
+  EXPECT_EQ(JsonString(next.body, "reservationId"), "RES-2");
+}
+
+TEST_F(ReceiverRoutesTest, AnotherIdGetsANewAnswer) {
+  const Reply a = receiver_->Handle(At("POST", "/reserve", "{}", "a"), kNow);
+  const Reply b = receiver_->Handle(At("POST", "/reserve", "{}", "b"), kNow);
+  EXPECT_EQ(JsonString(a.body, "reservationId"), "RES-1");
+  EXPECT_EQ(JsonString(b.body, "reservationId"), "RES-2");
+  EXPECT_NE(JsonString(a.body, "token"), JsonString(b.body, "token"));
+  EXPECT_EQ(JsonField(Lines().at(1), "duplicate"), "false");
+}
+
+TEST_F(ReceiverRoutesTest, SameIdOnAnotherPathGetsItsOwnAnswer) {
+  receiver_->Handle(At("DELETE", "/res/R-1", ""), kNow);
+  const Reply other = receiver_->Handle(At("DELETE", "/res/R-2", ""), kNow);
+  EXPECT_EQ(other.body, R"({"released":"R-2"})");
+}
+
+TEST_F(ReceiverRoutesTest, RetryAfterANon2xxAnswerIsAnsweredAfresh) {
+  const Reply first = receiver_->Handle(At("POST", "/busy", "{}"), kNow);
+  const Reply retry = receiver_->Handle(At("POST", "/busy", "{}"), kNow);
+  EXPECT_EQ(first.status, 503);
+  EXPECT_EQ(first.body, R"({"attempt":1})");
+  EXPECT_EQ(retry.status, 503);
+  EXPECT_EQ(retry.body, R"({"attempt":2})");
 }
 
 }  // namespace

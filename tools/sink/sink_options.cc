@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "lib/status_macros.h"
+#include "tools/sink/answer_memory.h"
 
 namespace outbox::sink {
 namespace {
@@ -196,10 +197,12 @@ absl::StatusOr<SinkOptions> ParseSinkFlags(
 }
 
 std::string SinkUsage() {
-  return R"(outbox-sink: a webhook receiver for tests and demos of edge-outbox.
+  return absl::StrCat(
+      R"(outbox-sink: a webhook receiver for tests and demos of edge-outbox.
 
 THIS IS A TEST RECEIVER. It logs every request BODY to --log in clear text,
-keeps its duplicate set only in memory, and answers with faults on purpose.
+keeps its duplicate set and the answers it replays only in memory, and
+answers with faults on purpose.
 Do not point production traffic at it. It never logs the secrets.
 
 Usage:
@@ -271,6 +274,15 @@ processed, since a drop stands for an answer lost on the way back). POST is
 always routed, other methods only if a route uses them; the rest get
 httplib's 404 (not logged). Every routed request must be signed, reverts too.
 
+Resends, with --routes: as an idempotent service does, a request with the
+webhook-id, method and path of one a route answered 2xx gets that first
+answer again, byte for byte (status, body, content type; {counter} does not
+advance, {uuid} is not drawn again). A non-2xx answer is not remembered: a
+retry after it is answered afresh. The sink keeps the last )",
+      kRememberedAnswers, R"( answers (an
+older one is forgotten: its resend is answered afresh), in memory only: a
+restarted sink forgets them all.
+
 Log line fields: seq, id, webhook_timestamp, ts_ms (receive time), method,
 path, signature_valid, signature_error, duplicate, action ("answer" or
 "drop"), status (0 when dropped), idempotency_key, content_type, route (the
@@ -279,7 +291,7 @@ null when dropped), and body (or body_base64 when the body is not UTF-8).
 
 Exit status: 0 after SIGTERM/SIGINT, 2 for bad flags or an unusable secret
 or routes file, 1 when the log, certificates or port cannot be used.
-)";
+)");
 }
 
 }  // namespace outbox::sink

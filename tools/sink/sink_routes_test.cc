@@ -115,6 +115,26 @@ TEST_F(SinkRoutesTest, InventoryReservesAndReleasesByTheIdItAnswered) {
   EXPECT_EQ(JsonString(Line(2), "response"), released->body);
 }
 
+// The agent resends a step whose answer it did not get: an idempotent
+// inventory service tells it the reservation it already made.
+TEST_F(SinkRoutesTest, ResentReserveGetsTheSameReservationId) {
+  httplib::Result first =
+      Send("POST", "/api/inventory/reserve", "step-1", R"({"sku":"A1"})");
+  httplib::Result resent =
+      Send("POST", "/api/inventory/reserve", "step-1", R"({"sku":"A1"})");
+  httplib::Result next =
+      Send("POST", "/api/inventory/reserve", "step-1b", R"({"sku":"B2"})");
+  ASSERT_TRUE(first) << httplib::to_string(first.error());
+  ASSERT_TRUE(resent) << httplib::to_string(resent.error());
+  ASSERT_TRUE(next) << httplib::to_string(next.error());
+  EXPECT_EQ(BodyOf(first)["reservationId"], "RES-1");
+  EXPECT_EQ(resent->status, first->status);
+  EXPECT_EQ(resent->body, first->body);
+  EXPECT_EQ(resent->get_header_value("Content-Type"), "application/json");
+  EXPECT_EQ(JsonField(Line(2), "duplicate"), "true");
+  EXPECT_EQ(BodyOf(next)["reservationId"], "RES-2");
+}
+
 TEST_F(SinkRoutesTest, FraudCheckAnswersTheRiskScoreTheRequestCarries) {
   httplib::Result low =
       Send("POST", "/api/fraud/check", "step-2a", R"({"riskScore":25})");
