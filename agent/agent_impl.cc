@@ -297,6 +297,10 @@ absl::Status AgentImpl::StopIfAsked(bool* stopping) {
 
 LaneGate AgentImpl::GateFor(const Lane& lane, absl::Time steady,
                             absl::flat_hash_set<std::string>* probing) const {
+  if (const workflow::WorkflowSpec* w =
+          WorkflowFor(config_, lane.type, lane.destination)) {
+    return WorkflowGate(*w, steady, probing);
+  }
   absl::StatusOr<const Destination*> d =
       Route(config_, lane.type, lane.destination);
   if (!d.ok()) return LaneGate::kOpen;  // taken, to be dead-lettered
@@ -333,6 +337,14 @@ absl::Status AgentImpl::StartDueEvents() {
   }
   const absl::Time now = clock_->Now();
   for (PendingEvent& event : due.events) {
+    if (const workflow::WorkflowSpec* w =
+            WorkflowFor(config_, event.type, event.destination)) {
+      absl::StatusOr<bool> started =
+          StartWorkflowEvent(std::move(event), *w, now);
+      if (!started.ok()) return PauseIfDiskFull(started.status());
+      if (!*started) break;  // full
+      continue;
+    }
     absl::StatusOr<const Destination*> destination =
         Route(config_, event.type, event.destination);
     if (!destination.ok()) {
@@ -373,7 +385,8 @@ bool AgentImpl::Send(PendingEvent event, const Destination& destination,
   ++stats_.requests;
   const bool probe = reachability_.OnSend(destination.name);
   in_flight_seqs_.insert(event.seq);
-  in_flight_.emplace(tag, InFlight{std::move(event), &destination, probe});
+  in_flight_.emplace(tag,
+                     InFlight{std::move(event), &destination, probe, nullptr});
   return true;
 }
 

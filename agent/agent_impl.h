@@ -32,6 +32,7 @@
 #include "agent/config.h"
 #include "agent/log_limiter.h"
 #include "agent/reachability.h"
+#include "agent/workflow_plan.h"
 #include "outbox/agent.h"
 #include "platform/netlink_monitor.h"
 #include "platform/poller.h"
@@ -54,10 +55,16 @@ class AgentImpl final : public Agent {
  private:
   friend class Agent;
 
+  // A workflow step (or revert) in flight: what was planned for it.
+  struct WorkflowFlight {
+    const workflow::WorkflowSpec* spec;  // borrowed from config_
+    WorkflowAction action;
+  };
   struct InFlight {
     PendingEvent event;
     const Destination* destination;
     bool probe;  // sent while its destination was unreachable
+    std::unique_ptr<WorkflowFlight> workflow;  // null: a plain event
   };
 
   AgentImpl(Store* store, AgentOptions options, AgentConfig config);
@@ -82,6 +89,23 @@ class AgentImpl final : public Agent {
                    absl::flat_hash_set<std::string>* probing) const;
   // Starts `event` toward `destination`; false when the transport is full.
   bool Send(PendingEvent event, const Destination& destination, absl::Time now);
+
+  // --- Workflows (agent_workflow.cc) ---
+  // Plans `event`'s next step with `spec` and sends it, or settles the
+  // workflow when it ended; false when the transport is full. Errors: the
+  // store's, reading the workflow.
+  absl::StatusOr<bool> StartWorkflowEvent(PendingEvent event,
+                                          const workflow::WorkflowSpec& spec,
+                                          absl::Time now);
+  // The gate of a lane of workflow events: closed (or one probe) while any
+  // destination the workflow may use is, since it needs all of them.
+  LaneGate WorkflowGate(const workflow::WorkflowSpec& spec, absl::Time steady,
+                        absl::flat_hash_set<std::string>* probing) const;
+  // The settlement of a workflow request that was answered as `d`.
+  Settlement SettleWorkflowAnswer(InFlight flight, const Decision& d,
+                                  const HttpResult& result, absl::Time now);
+  // Logs what a workflow settlement written in this round changed.
+  void LogWorkflowSettlement(const Settlement& s);
   // Writes every settlement of this round in one (unsynced) store write.
   absl::Status FlushSettlements();
   // Syncs the store once settlements have waited ack_sync_interval, or at

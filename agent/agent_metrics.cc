@@ -14,6 +14,8 @@ constexpr const char* kOutcomeNames[AgentMetrics::kOutcomes] = {
     "2xx", "retryable_status", "timeout", "connection", "4xx", "410"};
 constexpr const char* kDeadReasonNames[AgentMetrics::kDeadReasons] = {
     "rejected", "gave_up", "no_route", "unsendable", "undecodable"};
+constexpr const char* kWorkflowEndNames[AgentMetrics::kWorkflowEnds] = {
+    "completed", "compensated", "needs_attention"};
 
 // From a quick receiver on the LAN to a device offline for a day.
 constexpr double kDeliveryLatencyBuckets[] = {
@@ -75,6 +77,11 @@ std::vector<MetricFamily> AgentMetrics::Families(
                          "Events this agent moved to the dead letters since "
                          "it started, by reason.",
                          "reason", kDeadReasonNames, dead_lettered_));
+  out.push_back(Labelled("outbox_workflows_finished_total",
+                         "Workflows this agent finished since it started, by "
+                         "how they ended; needs_attention ones wait for an "
+                         "operator (outboxctl retry-step).",
+                         "end", kWorkflowEndNames, workflows_));
   AddDestinations(destinations, &out);
   MetricFamily commit = Family(
       "outbox_commit_duration_seconds", Type::kHistogram,

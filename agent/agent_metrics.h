@@ -50,6 +50,14 @@ class AgentMetrics {
   };
   static constexpr int kDeadReasons = 5;
 
+  // How a workflow ended; the `end` label values.
+  enum class WorkflowEnd {
+    kCompleted,       // every step done or skipped
+    kCompensated,     // its completed steps reverted (a failure, a cancel)
+    kNeedsAttention,  // a revert failed for good
+  };
+  static constexpr int kWorkflowEnds = 3;
+
   // One destination's state when the file is written.
   struct DestinationState {
     std::string name;
@@ -61,6 +69,9 @@ class AgentMetrics {
   void OnAttempt(Outcome outcome) { ++attempts_[static_cast<int>(outcome)]; }
   void OnDeadLettered(DeadReason reason) {
     ++dead_lettered_[static_cast<int>(reason)];
+  }
+  void OnWorkflowFinished(WorkflowEnd end) {
+    ++workflows_[static_cast<int>(end)];
   }
   // A delivery recorded `since_commit` after its event was committed.
   void OnDelivered(absl::Duration since_commit) {
@@ -75,6 +86,7 @@ class AgentMetrics {
  private:
   std::array<uint64_t, kOutcomes> attempts_{};
   std::array<uint64_t, kDeadReasons> dead_lettered_{};
+  std::array<uint64_t, kWorkflowEnds> workflows_{};
   LatencyHistogram delivery_latency_;
 };
 

@@ -77,6 +77,10 @@ void AgentImpl::HandleResult(const HttpResult& result) {
     default:
       break;
   }
+  if (flight.workflow != nullptr) {
+    settled_.push_back(SettleWorkflowAnswer(std::move(flight), d, result, now));
+    return;
+  }
   settled_.push_back(SettlementFor(d, std::move(flight.event), now));
 }
 
@@ -92,6 +96,7 @@ absl::Status AgentImpl::FlushSettlements() {
   if (!result.ok()) return PauseIfDiskFull(result.status());
   absl::flat_hash_set<std::string> gone(result->not_pending.begin(),
                                         result->not_pending.end());
+  bool step_done = false;
   for (const Settlement& s : batch) {
     if (gone.contains(s.event.id)) {
       // Only this agent writes the queue while it runs, so the event was
@@ -102,6 +107,8 @@ absl::Status AgentImpl::FlushSettlements() {
       continue;
     }
     CountInMetrics(s, unsent);
+    LogWorkflowSettlement(s);
+    step_done = step_done || s.kind == Settlement::Kind::kStepDone;
     switch (s.kind) {
       case Settlement::Kind::kDelivered:
         ++stats_.delivered;
@@ -126,7 +133,12 @@ absl::Status AgentImpl::FlushSettlements() {
     unsynced_ = true;
     unsynced_since_ = Steady();
   }
-  return absl::OkStatus();
+  if (!step_done) return absl::OkStatus();
+  // A workflow step finished: its result must be durable before the next
+  // step starts (this round plans it), or a power cut could lose a step the
+  // receiver already acted on while a later one went out.
+  next_due_ = absl::InfinitePast();
+  return SyncIfDue(/*now_please=*/true);
 }
 
 absl::Status AgentImpl::SyncIfDue(bool now_please) {
@@ -159,6 +171,12 @@ absl::Status AgentImpl::Housekeeping(absl::Time steady) {
               "purged ", *dead, " dead letter(s) older than ",
               absl::FormatDuration(config_.agent.dead_letter_retention)));
     }
+  }
+  if (!config_.workflows.empty() &&
+      config_.agent.workflow_retention > absl::ZeroDuration()) {
+    absl::StatusOr<size_t> workflows = store_->PurgeFinishedWorkflows(
+        clock_->Now() - config_.agent.workflow_retention);
+    if (!workflows.ok()) return PauseIfDiskFull(workflows.status());
   }
   return absl::OkStatus();
 }

@@ -151,6 +151,30 @@ absl::Status ParseMetrics(const Checker& c, const Node& node,
   return absl::OkStatus();
 }
 
+absl::Status ParseWorkflowSettings(const Checker& c, const Node& node,
+                                   AgentSettings* out) {
+  const auto& in = static_cast<const config::AgentSettings&>(*node.message);
+  if (in.has_workflow_response_bytes()) {
+    if (in.workflow_response_bytes() < 1) {
+      return c.Error(
+          node, "workflow_response_bytes", -1,
+          absl::StrCat("must be >= 1, got ", in.workflow_response_bytes()));
+    }
+    out->workflow_response_bytes =
+        static_cast<size_t>(in.workflow_response_bytes());
+  }
+  if (in.has_result_body_bytes()) {
+    if (in.result_body_bytes() < 0) {
+      return c.Error(
+          node, "result_body_bytes", -1,
+          absl::StrCat("must be >= 0, got ", in.result_body_bytes()));
+    }
+    out->result_body_bytes = static_cast<size_t>(in.result_body_bytes());
+  }
+  return c.Duration(node, "workflow_retention", Bound::kNonNegative,
+                    &out->workflow_retention);
+}
+
 absl::Status ParseAgent(const Checker& c, const Node& node,
                         AgentSettings* out) {
   const auto& in = static_cast<const config::AgentSettings&>(*node.message);
@@ -180,6 +204,7 @@ absl::Status ParseAgent(const Checker& c, const Node& node,
   OUTBOX_RETURN_IF_ERROR(c.Duration(node, "ack_sync_interval", Bound::kPositive,
                                     &out->ack_sync_interval));
   OUTBOX_RETURN_IF_ERROR(ParseMetrics(c, node, out));
+  OUTBOX_RETURN_IF_ERROR(ParseWorkflowSettings(c, node, out));
   if (in.memory_profile() == "small") {
     out->memory_profile = Options::MemoryProfile::kSmall;
   } else if (!in.memory_profile().empty() && in.memory_profile() != "default") {
@@ -239,6 +264,8 @@ absl::StatusOr<AgentConfig> ParseAgentConfig(absl::string_view text,
     config.destinations.push_back(std::move(destination));
   }
   OUTBOX_RETURN_IF_ERROR(ParseRoutes(c, root, names, &config.routes));
+  OUTBOX_RETURN_IF_ERROR(config_internal::ParseWorkflows(
+      c, root, config.destinations, &config.workflows));
   OUTBOX_RETURN_IF_ERROR(
       ParseAgent(c, c.Child(root, "agent", -1), &config.agent));
   return config;
@@ -249,14 +276,29 @@ absl::StatusOr<AgentConfig> LoadAgentConfig(const std::string& path) {
   return ParseAgentConfig(text, path);
 }
 
+const Destination* FindDestination(const AgentConfig& config,
+                                   absl::string_view name) {
+  for (const Destination& d : config.destinations) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
+
+const workflow::WorkflowSpec* WorkflowFor(
+    const AgentConfig& config, absl::string_view event_type,
+    absl::string_view explicit_destination) {
+  if (!explicit_destination.empty()) return nullptr;
+  for (const workflow::WorkflowSpec& w : config.workflows) {
+    if (w.event_type == event_type) return &w;
+  }
+  return nullptr;
+}
+
 absl::StatusOr<const Destination*> Route(
     const AgentConfig& config, absl::string_view event_type,
     absl::string_view explicit_destination) {
-  auto find = [&config](absl::string_view name) -> const Destination* {
-    for (const Destination& d : config.destinations) {
-      if (d.name == name) return &d;
-    }
-    return nullptr;
+  auto find = [&config](absl::string_view name) {
+    return FindDestination(config, name);
   };
   if (!explicit_destination.empty()) {
     if (const Destination* d = find(explicit_destination)) return d;

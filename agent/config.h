@@ -21,6 +21,7 @@
 #include "absl/time/time.h"
 #include "agent/retry_policy.h"
 #include "agent/webhook_signature.h"
+#include "agent/workflow/spec.h"
 #include "outbox/http_transport.h"
 #include "outbox/options.h"
 
@@ -77,6 +78,10 @@ struct AgentSettings {
   // Resolved like secrets_file; its directory exists. Empty: no file.
   std::string metrics_file;
   absl::Duration metrics_interval = absl::Seconds(15);
+  size_t workflow_response_bytes = 64 << 10;
+  size_t result_body_bytes = 4096;
+  // absl::ZeroDuration(): finished workflows are kept forever.
+  absl::Duration workflow_retention = absl::Hours(720);
 };
 
 // A validated configuration. Plain data: safe for concurrent reads, needs
@@ -89,6 +94,8 @@ struct AgentConfig {
   // The top-level schedule (destinations hold their effective ones).
   RetryPolicy retry;
   AgentSettings agent;
+  // Event types are unique; every target names an existing destination.
+  std::vector<workflow::WorkflowSpec> workflows;
 };
 
 // Reads and validates the configuration file at `path`. Relative paths inside
@@ -121,6 +128,17 @@ absl::StatusOr<AgentConfig> ParseAgentConfig(absl::string_view text,
 // route matches `event_type` (the event cannot be delivered with this
 // configuration; the caller decides whether to hold or dead-letter it).
 absl::StatusOr<const Destination*> Route(
+    const AgentConfig& config, absl::string_view event_type,
+    absl::string_view explicit_destination);
+
+// The destination named `name`, or null. Borrows from `config`.
+const Destination* FindDestination(const AgentConfig& config,
+                                   absl::string_view name);
+
+// The workflow for an event of `event_type` that names
+// `explicit_destination` (empty: routed by type), or null: an event with an
+// explicit destination, or a type without a workflow, is routed as usual.
+const workflow::WorkflowSpec* WorkflowFor(
     const AgentConfig& config, absl::string_view event_type,
     absl::string_view explicit_destination);
 

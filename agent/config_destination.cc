@@ -172,15 +172,20 @@ absl::Status ParseTls(const Checker& c, const Node& node, TlsOptions* tls) {
 
 }  // namespace
 
+bool IsName(absl::string_view name) {
+  return !name.empty() && name.size() <= 64 &&
+         std::all_of(name.begin(), name.end(), [](char ch) {
+           return absl::ascii_isalnum(ch) || ch == '_' || ch == '.' ||
+                  ch == '-';
+         });
+}
+
 absl::Status ParseDestination(const Checker& c, const Node& node,
                               const RetryPolicy& global, Destination* out) {
   const auto& in = static_cast<const config::Destination&>(*node.message);
   out->name = in.name();
   if (out->name.empty()) return c.Error(node, "name", -1, "is required");
-  if (out->name.size() > 64 ||
-      !std::all_of(out->name.begin(), out->name.end(), [](char ch) {
-        return absl::ascii_isalnum(ch) || ch == '_' || ch == '.' || ch == '-';
-      })) {
+  if (!IsName(out->name)) {
     return c.Error(node, "name", -1,
                    absl::StrCat("\"", absl::CEscape(out->name),
                                 "\" is not a name: 1..64 characters of "

@@ -100,10 +100,19 @@ class Checker {
 absl::Status ApplyRetry(const Checker& checker, const Node& node,
                         RetryPolicy* policy);
 
+// 1..64 characters of [A-Za-z0-9_.-]: destination and step names.
+bool IsName(absl::string_view name);
+
 // Validates `node` (an outbox.config.Destination) into `*out`, reading its
 // secrets and checking its TLS files. `global` is the top-level schedule.
 absl::Status ParseDestination(const Checker& checker, const Node& node,
                               const RetryPolicy& global, Destination* out);
+
+// Validates the `workflows` of `root` (an outbox.config.AgentConfig) into
+// `*out`. `names`: the destinations' names (config_workflow.cc).
+absl::Status ParseWorkflows(const Checker& checker, const Node& root,
+                            const std::vector<Destination>& destinations,
+                            std::vector<workflow::WorkflowSpec>* out);
 
 }  // namespace outbox::config_internal
 

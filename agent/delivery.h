@@ -33,6 +33,21 @@ HttpRequest BuildRequest(const PendingEvent& event,
                          const Destination& destination, absl::Time now,
                          uint64_t tag);
 
+// What BuildRequestFrom sends: a workflow step's request has its own id,
+// URL, method and body.
+struct RequestParts {
+  std::string id;  // webhook-id and Idempotency-Key
+  std::string type;
+  std::string content_type;  // empty: application/octet-stream
+  std::string url;
+  std::string method = "POST";
+  std::string body;
+};
+
+// BuildRequest's headers and the destination's settings around `parts`.
+HttpRequest BuildRequestFrom(RequestParts parts, const Destination& destination,
+                             absl::Time now, uint64_t tag);
+
 // What the agent does after a request finished.
 struct Decision {
   enum class Kind {

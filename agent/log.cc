@@ -33,6 +33,8 @@ constexpr Named kEvents[] = {
     {LogEvent::kLogSuppressed, "log_suppressed"},
     {LogEvent::kMetricsFileFailed, "metrics_file_failed"},
     {LogEvent::kMetricsFileRecovered, "metrics_file_recovered"},
+    {LogEvent::kWorkflowCompensating, "workflow_compensating"},
+    {LogEvent::kWorkflowNeedsAttention, "workflow_needs_attention"},
     {LogEvent::kAgentStarted, "agent_started"},
     {LogEvent::kDrained, "drained"},
     {LogEvent::kAgentExit, "agent_exit"},

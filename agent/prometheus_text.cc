@@ -96,7 +96,8 @@ void AddHistogram(const Histogram& histogram, const MetricLabels& labels,
 std::string RenderPrometheusText(absl::Span<const MetricFamily> families) {
   std::string out;
   for (const MetricFamily& f : families) {
-    absl::StrAppend(&out, "# HELP ", f.name, " ", Escape(f.help, /*quote=*/false), "\n");
+    absl::StrAppend(&out, "# HELP ", f.name, " ",
+                    Escape(f.help, /*quote=*/false), "\n");
     absl::StrAppend(&out, "# TYPE ", f.name, " ", TypeName(f.type), "\n");
     for (const MetricSample& sample : f.samples) {
       AppendSample(f.name, sample, &out);

@@ -105,6 +105,10 @@ TEST_F(ExampleConfigTest, EveryValueWrittenIsTheDefault) {
   EXPECT_EQ(config->agent.dead_letter_retention, agent.dead_letter_retention);
   EXPECT_EQ(config->agent.ack_sync_interval, agent.ack_sync_interval);
   EXPECT_EQ(config->agent.memory_profile, agent.memory_profile);
+  EXPECT_EQ(config->agent.workflow_response_bytes,
+            agent.workflow_response_bytes);
+  EXPECT_EQ(config->agent.result_body_bytes, agent.result_body_bytes);
+  EXPECT_EQ(config->agent.workflow_retention, agent.workflow_retention);
 }
 
 // Appends to `missing` every field of `descriptor` (and of the messages it

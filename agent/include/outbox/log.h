@@ -64,6 +64,12 @@ enum class LogEvent {
   kMetricsFileFailed,
   // The metrics_file written again after kMetricsFileFailed.
   kMetricsFileRecovered,
+  // A workflow step failed for good, or the workflow was cancelled: its
+  // completed steps are being reverted, last first.
+  kWorkflowCompensating,
+  // A workflow's revert failed for good (or could not be built): it is
+  // dead-lettered and nothing more runs until an operator resumes it.
+  kWorkflowNeedsAttention,
   // Written by outbox-agent itself, not the library: delivering started,
   // a --drain-and-exit finished, the counters at exit, a fatal error.
   kAgentStarted,

@@ -1,0 +1,117 @@
+// Copyright (c) edge-outbox authors.
+//
+// The agent's loop for workflow events: plan (workflow_plan.h), send, and
+// settle the answer with the workflow's new state in the same write. The
+// round that settles a finished step syncs the store before it plans the
+// next one (agent_results.cc), so a step's result is durable before the
+// next step starts.
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "agent/agent_impl.h"
+#include "lib/crash_points.h"
+#include "lib/status_macros.h"
+
+namespace outbox {
+
+absl::StatusOr<bool> AgentImpl::StartWorkflowEvent(
+    PendingEvent event, const workflow::WorkflowSpec& spec, absl::Time now) {
+  absl::StatusOr<WorkflowRecord> record = store_->GetWorkflow(event.id);
+  if (!record.ok() && !absl::IsNotFound(record.status())) {
+    return record.status();
+  }
+  WorkflowAction action =
+      PlanWorkflow(spec, config_, event, record.ok() ? &*record : nullptr, now);
+  if (action.kind == WorkflowAction::Kind::kSettle) {
+    settled_.push_back(FinalSettlement(action, std::move(event)));
+    return true;
+  }
+  const uint64_t tag = next_tag_++;
+  HttpRequest request =
+      BuildWorkflowRequest(action, event, config_.agent, now, tag);
+  internal::CrashPoint(internal::kAgentBeforeSend);
+  absl::Status started = transport_->Start(std::move(request));
+  if (absl::IsResourceExhausted(started)) return false;  // next round
+  if (!started.ok()) {
+    // Refused by the transport itself (a filled-in URL it cannot use):
+    // sending it again cannot help, so the step (or revert) fails for good.
+    Decision d;
+    d.kind = Decision::Kind::kDeadLetter;
+    d.error = absl::StrCat("cannot be sent: ", started.message());
+    settled_.push_back(WorkflowSettlement(
+        action, spec, d, HttpResult(), std::move(event), config_.agent, now));
+    return true;
+  }
+  ++stats_.requests;
+  const Destination* destination = action.destination;
+  const bool probe = reachability_.OnSend(destination->name);
+  in_flight_seqs_.insert(event.seq);
+  auto flight = std::make_unique<WorkflowFlight>();
+  flight->spec = &spec;
+  flight->action = std::move(action);
+  in_flight_.emplace(
+      tag, InFlight{std::move(event), destination, probe, std::move(flight)});
+  return true;
+}
+
+LaneGate AgentImpl::WorkflowGate(
+    const workflow::WorkflowSpec& spec, absl::Time steady,
+    absl::flat_hash_set<std::string>* probing) const {
+  LaneGate gate = LaneGate::kOpen;
+  for (const workflow::StepSpec& step : spec.steps) {
+    for (const workflow::TargetSpec& target : step.targets) {
+      const LaneGate g =
+          reachability_.Gate(target.choice.destination, steady, probing);
+      if (g == LaneGate::kClosed) return LaneGate::kClosed;
+      if (g == LaneGate::kOne) gate = LaneGate::kOne;
+    }
+  }
+  return gate;
+}
+
+Settlement AgentImpl::SettleWorkflowAnswer(InFlight flight, const Decision& d,
+                                           const HttpResult& result,
+                                           absl::Time now) {
+  const WorkflowFlight& w = *flight.workflow;
+  return WorkflowSettlement(w.action, *w.spec, d, result,
+                            std::move(flight.event), config_.agent, now);
+}
+
+void AgentImpl::LogWorkflowSettlement(const Settlement& s) {
+  if (s.workflow_state.empty()) return;
+  storage::WorkflowState state;
+  if (!state.ParseFromString(s.workflow_state)) return;
+  switch (state.phase()) {
+    case storage::WORKFLOW_PHASE_COMPENSATING:
+      if (s.kind == Settlement::Kind::kStepDone &&
+          state.next_revert() == state.steps_size() - 1) {
+        Log(LogSeverity::kWarning, LogEvent::kWorkflowCompensating,
+            absl::StrCat("workflow of event ", s.event.id,
+                         ": reverting its completed steps, last first (",
+                         state.cause(), ")"),
+            s.event.id);
+      }
+      break;
+    case storage::WORKFLOW_PHASE_NEEDS_ATTENTION:
+      metrics_.OnWorkflowFinished(AgentMetrics::WorkflowEnd::kNeedsAttention);
+      Log(LogSeverity::kError, LogEvent::kWorkflowNeedsAttention,
+          absl::StrCat("workflow of event ", s.event.id, ": ", s.reason,
+                       "; nothing more runs until outboxctl retry-step"),
+          s.event.id);
+      break;
+    case storage::WORKFLOW_PHASE_COMPLETED:
+      if (s.kind == Settlement::Kind::kDelivered) {
+        metrics_.OnWorkflowFinished(AgentMetrics::WorkflowEnd::kCompleted);
+      }
+      break;
+    case storage::WORKFLOW_PHASE_COMPENSATED:
+      metrics_.OnWorkflowFinished(AgentMetrics::WorkflowEnd::kCompensated);
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace outbox

@@ -1,0 +1,52 @@
+// Copyright (c) edge-outbox authors.
+//
+// A workflow as configured and validated (outbox.config.Workflow, parsed by
+// agent/config_workflow.cc): an event type, its ordered steps, each with the
+// destinations it may take and how each is reverted. Plain data: safe for
+// concurrent reads.
+
+#ifndef OUTBOX_AGENT_WORKFLOW_SPEC_H_
+#define OUTBOX_AGENT_WORKFLOW_SPEC_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/workflow/condition.h"
+#include "agent/workflow/template.h"
+
+namespace outbox::workflow {
+
+struct RevertSpec {
+  Template url;  // Template::Kind::kUrl
+  std::string method = "POST";
+  std::optional<Template> payload;  // kPayload; none: an empty body
+};
+
+// One destination a step may take: Choice::destination names an entry of
+// AgentConfig::destinations; its conditions say when.
+struct TargetSpec {
+  Choice choice;
+  std::optional<RevertSpec> revert;  // none: nothing to undo
+};
+
+struct StepSpec {
+  std::string name;  // [A-Za-z0-9_.-]{1,64}, unique in its workflow
+  std::string method = "POST";
+  // In order; the first whose conditions hold is taken. A step with one
+  // fixed destination has one target without conditions.
+  std::vector<TargetSpec> targets;
+};
+
+struct WorkflowSpec {
+  std::string event_type;  // exact
+  // The event's payload is a JSON object with one member per step name.
+  bool per_step_payloads = false;
+  std::vector<StepSpec> steps;  // 1..kMaxSteps
+};
+
+inline constexpr int kMaxSteps = 32;
+
+}  // namespace outbox::workflow
+
+#endif  // OUTBOX_AGENT_WORKFLOW_SPEC_H_

@@ -1,0 +1,372 @@
+// Copyright (c) edge-outbox authors.
+
+#include "agent/workflow_plan.h"
+
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "agent/workflow/step_id.h"
+#include "agent/workflow/value_ref.h"
+#include "nlohmann/json.hpp"
+
+namespace outbox {
+namespace {
+
+using storage::StepStatus;
+using storage::WorkflowPhase;
+using storage::WorkflowState;
+using storage::WorkflowStepState;
+
+int64_t Millis(absl::Time t) { return absl::ToUnixMillis(t); }
+
+// Every stored response of `state`, for response: references.
+workflow::ValueResolver ResolverFor(const WorkflowState& state,
+                                    std::string request) {
+  workflow::ValueResolver resolver(std::move(request));
+  for (const WorkflowStepState& s : state.steps()) {
+    if (s.status() == storage::STEP_STATUS_DONE ||
+        s.status() == storage::STEP_STATUS_REVERTED ||
+        s.status() == storage::STEP_STATUS_NO_REVERT ||
+        s.status() == storage::STEP_STATUS_REVERT_FAILED) {
+      resolver.AddResponse(s.name(), s.response());
+    }
+  }
+  return resolver;
+}
+
+// The request payload of step `step` of `event`.
+absl::StatusOr<std::string> StepPayload(const workflow::WorkflowSpec& spec,
+                                        const workflow::StepSpec& step,
+                                        const PendingEvent& event) {
+  if (!spec.per_step_payloads) return event.payload;
+  const nlohmann::json doc =
+      nlohmann::json::parse(event.payload, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) {
+    return absl::FailedPreconditionError(
+        "the event's payload is not a JSON object (payloads: per_step)");
+  }
+  auto it = doc.find(step.name);
+  if (it == doc.end()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the event's payload has no member \"", step.name, "\" for the step"));
+  }
+  return it->dump();
+}
+
+void BeginCompensation(WorkflowState* state, std::string cause,
+                       bool cancelled) {
+  state->set_phase(storage::WORKFLOW_PHASE_COMPENSATING);
+  state->set_cause(std::move(cause));
+  state->set_cancelled(cancelled);
+  state->set_next_revert(state->steps_size() - 1);
+}
+
+WorkflowStepState* StepState(WorkflowState* state, size_t i,
+                             const std::string& name) {
+  while (static_cast<size_t>(state->steps_size()) <= i) state->add_steps();
+  WorkflowStepState* s = state->mutable_steps(static_cast<int>(i));
+  s->set_name(name);
+  return s;
+}
+
+void Finish(WorkflowAction* a, WorkflowPhase phase, Settlement::Kind settle,
+            std::string reason, absl::Time now) {
+  a->kind = WorkflowAction::Kind::kSettle;
+  a->state.set_phase(phase);
+  a->state.set_finished_unix_ms(Millis(now));
+  a->settle = settle;
+  a->reason = std::move(reason);
+}
+
+// Plans the next forward step, or false when compensation must begin
+// (then `a->state` says why).
+bool PlanForward(const workflow::WorkflowSpec& spec, const AgentConfig& config,
+                 const PendingEvent& event, absl::Time now, WorkflowAction* a) {
+  WorkflowState& state = a->state;
+  while (state.next_step() < spec.steps.size()) {
+    const size_t i = state.next_step();
+    const workflow::StepSpec& step = spec.steps[i];
+    WorkflowStepState* s = StepState(&state, i, step.name);
+    auto fail = [&](absl::string_view why) {
+      s->set_status(storage::STEP_STATUS_FAILED);
+      BeginCompensation(
+          &state, absl::StrCat("step ", step.name, " failed: ", why), false);
+      return false;
+    };
+    absl::StatusOr<std::string> payload = StepPayload(spec, step, event);
+    if (!payload.ok()) return fail(payload.status().message());
+    std::vector<workflow::Choice> choices;
+    for (const workflow::TargetSpec& t : step.targets) {
+      choices.push_back(t.choice);
+    }
+    workflow::ValueResolver resolver = ResolverFor(state, *payload);
+    absl::StatusOr<std::optional<size_t>> chosen =
+        workflow::ChooseDestination(choices, resolver);
+    if (!chosen.ok()) return fail(chosen.status().message());
+    if (!chosen->has_value()) {
+      s->set_status(storage::STEP_STATUS_SKIPPED);
+      storage::StepResult& row = a->rows.emplace_back();
+      row.set_step(step.name);
+      row.set_outcome("skipped");
+      row.set_unix_ms(Millis(now));
+      state.set_next_step(static_cast<uint32_t>(i + 1));
+      continue;
+    }
+    const std::string& name = step.targets[**chosen].choice.destination;
+    a->destination = FindDestination(config, name);
+    s->set_destination(name);
+    s->set_request(*payload);
+    a->step = i;
+    a->request_id = workflow::StepRequestId(event.id, step.name, false);
+    a->method = step.method;
+    a->url = a->destination->url;
+    a->body = *std::move(payload);
+    return true;
+  }
+  Finish(a, storage::WORKFLOW_PHASE_COMPLETED, Settlement::Kind::kDelivered, "",
+         now);
+  return true;
+}
+
+// The target step `i` took, by its stored destination.
+const workflow::TargetSpec* TakenTarget(const workflow::StepSpec& step,
+                                        const WorkflowStepState& s) {
+  for (const workflow::TargetSpec& t : step.targets) {
+    if (t.choice.destination == s.destination()) return &t;
+  }
+  return nullptr;
+}
+
+void PlanCompensation(const workflow::WorkflowSpec& spec,
+                      const AgentConfig& config, const PendingEvent& event,
+                      absl::Time now, WorkflowAction* a) {
+  WorkflowState& state = a->state;
+  for (; state.next_revert() >= 0;
+       state.set_next_revert(state.next_revert() - 1)) {
+    const size_t i = static_cast<size_t>(state.next_revert());
+    WorkflowStepState* s = state.mutable_steps(static_cast<int>(i));
+    if (s->status() != storage::STEP_STATUS_DONE || i >= spec.steps.size()) {
+      continue;  // not completed: nothing to undo
+    }
+    const workflow::StepSpec& step = spec.steps[i];
+    const workflow::TargetSpec* target = TakenTarget(step, *s);
+    if (target == nullptr || !target->revert.has_value()) {
+      s->set_status(storage::STEP_STATUS_NO_REVERT);
+      continue;
+    }
+    workflow::ValueResolver resolver = ResolverFor(state, s->request());
+    absl::StatusOr<std::string> url =
+        workflow::Fill(target->revert->url, resolver);
+    absl::StatusOr<std::string> body =
+        target->revert->payload.has_value()
+            ? workflow::Fill(*target->revert->payload, resolver)
+            : absl::StatusOr<std::string>("");
+    const absl::Status built = !url.ok() ? url.status() : body.status();
+    if (!built.ok()) {
+      s->set_status(storage::STEP_STATUS_REVERT_FAILED);
+      Finish(a, storage::WORKFLOW_PHASE_NEEDS_ATTENTION,
+             Settlement::Kind::kDeadLetterUnsent,
+             absl::StrCat("needs attention: the revert of step ", step.name,
+                          " cannot be built (", built.message(),
+                          "); compensating because ", state.cause()),
+             now);
+      return;
+    }
+    a->kind = WorkflowAction::Kind::kSend;
+    a->revert = true;
+    a->step = i;
+    a->destination = FindDestination(config, s->destination());
+    a->request_id = workflow::StepRequestId(event.id, step.name, true);
+    a->method = target->revert->method;
+    a->url = *std::move(url);
+    a->body = *std::move(body);
+    return;
+  }
+  if (state.cancelled()) {
+    Finish(a, storage::WORKFLOW_PHASE_COMPENSATED, Settlement::Kind::kDelivered,
+           "", now);
+  } else {
+    Finish(a, storage::WORKFLOW_PHASE_COMPENSATED,
+           Settlement::Kind::kDeadLetterUnsent,
+           absl::StrCat("workflow compensated: ", state.cause()), now);
+  }
+}
+
+std::string Cut(const std::string& body, size_t max, bool* cut) {
+  *cut = body.size() > max;
+  return *cut ? body.substr(0, max) : body;
+}
+
+storage::StepResult ResultRow(const WorkflowAction& action,
+                              const workflow::StepSpec& step, const Decision& d,
+                              const HttpResult& result,
+                              const PendingEvent& event,
+                              const AgentSettings& settings, absl::Time now) {
+  storage::StepResult row;
+  row.set_step(step.name);
+  row.set_revert(action.revert);
+  row.set_attempt(event.attempts + 1);
+  row.set_request_id(action.request_id);
+  row.set_method(action.method);
+  row.set_url(action.url);
+  row.set_destination(action.destination->name);
+  row.set_http_status(result.http_status);
+  row.set_duration_us(absl::ToInt64Microseconds(result.elapsed));
+  bool cut = false;
+  row.set_request_body(Cut(action.body, settings.result_body_bytes, &cut));
+  row.set_request_truncated(cut);
+  row.set_response_body(Cut(result.body, settings.result_body_bytes, &cut));
+  row.set_response_truncated(cut || result.body_truncated);
+  row.set_error(d.kind == Decision::Kind::kDelivered ? "" : d.error);
+  row.set_unix_ms(Millis(now));
+  return row;
+}
+
+// `s` as kind after the answer `d` to `action`, which changes `state`.
+void ApplyAnswer(const WorkflowAction& action, const workflow::StepSpec& step,
+                 const Decision& d, const HttpResult& result, absl::Time now,
+                 WorkflowState* state, storage::StepResult* row,
+                 Settlement* s) {
+  WorkflowStepState* st = state->mutable_steps(static_cast<int>(action.step));
+  switch (d.kind) {
+    case Decision::Kind::kDelivered:
+      row->set_outcome("done");
+      s->kind = Settlement::Kind::kStepDone;
+      if (action.revert) {
+        st->set_status(storage::STEP_STATUS_REVERTED);
+        state->set_next_revert(static_cast<int32_t>(action.step) - 1);
+        return;
+      }
+      st->set_status(storage::STEP_STATUS_DONE);
+      st->set_http_status(result.http_status);
+      st->set_response(result.body);
+      st->set_response_truncated(result.body_truncated);
+      state->set_next_step(static_cast<uint32_t>(action.step + 1));
+      return;
+    case Decision::Kind::kDeadLetter:
+    case Decision::Kind::kOffline:
+      row->set_outcome("failed");
+      if (!action.revert) {
+        st->set_status(storage::STEP_STATUS_FAILED);
+        BeginCompensation(
+            state, absl::StrCat("step ", step.name, " failed: ", d.error),
+            false);
+        s->kind = Settlement::Kind::kStepDone;  // reverts get fresh budgets
+        return;
+      }
+      st->set_status(storage::STEP_STATUS_REVERT_FAILED);
+      state->set_phase(storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
+      state->set_finished_unix_ms(Millis(now));
+      s->reason = absl::StrCat("needs attention: the revert of step ",
+                               step.name, " failed for good (", d.error,
+                               "); compensating because ", state->cause());
+      return;
+    case Decision::Kind::kRetry:
+      row->set_outcome("retry");
+      return;
+    case Decision::Kind::kPauseDestination:
+      row->set_outcome("paused");
+      return;
+  }
+}
+
+// Numbers `rows` after those `state` counts and puts both into `s`.
+void AttachWorkflow(WorkflowState state,
+                    const std::vector<storage::StepResult>& rows,
+                    Settlement* s) {
+  s->first_result = state.results();
+  state.set_results(state.results() + static_cast<uint32_t>(rows.size()));
+  for (const storage::StepResult& row : rows) {
+    s->workflow_results.push_back(row.SerializeAsString());
+  }
+  s->workflow_state = state.SerializeAsString();
+}
+
+}  // namespace
+
+Settlement WorkflowSettlement(const WorkflowAction& action,
+                              const workflow::WorkflowSpec& spec,
+                              const Decision& decision,
+                              const HttpResult& result, PendingEvent event,
+                              const AgentSettings& settings, absl::Time now) {
+  const workflow::StepSpec& step = spec.steps[action.step];
+  std::vector<storage::StepResult> rows = action.rows;
+  rows.push_back(
+      ResultRow(action, step, decision, result, event, settings, now));
+  Settlement s = SettlementFor(decision, std::move(event), now);
+  WorkflowState state = action.state;
+  ApplyAnswer(action, step, decision, result, now, &state, &rows.back(), &s);
+  AttachWorkflow(std::move(state), rows, &s);
+  return s;
+}
+
+Settlement FinalSettlement(const WorkflowAction& action, PendingEvent event) {
+  Settlement s;
+  s.kind = action.settle;
+  s.event = std::move(event);
+  s.reason = action.reason;
+  AttachWorkflow(action.state, action.rows, &s);
+  return s;
+}
+
+HttpRequest BuildWorkflowRequest(const WorkflowAction& action,
+                                 const PendingEvent& event,
+                                 const AgentSettings& settings, absl::Time now,
+                                 uint64_t tag) {
+  RequestParts parts;
+  parts.id = action.request_id;
+  parts.type = event.type;
+  // A step's own member of the payload, a revert's template: JSON.
+  const bool whole = !action.revert && action.body == event.payload;
+  parts.content_type = whole ? event.content_type : "application/json";
+  parts.url = action.url;
+  parts.method = action.method;
+  parts.body = action.body;
+  HttpRequest request =
+      BuildRequestFrom(std::move(parts), *action.destination, now, tag);
+  request.max_response_body = action.revert ? settings.result_body_bytes
+                                            : settings.workflow_response_bytes;
+  return request;
+}
+
+WorkflowAction PlanWorkflow(const workflow::WorkflowSpec& spec,
+                            const AgentConfig& config,
+                            const PendingEvent& event,
+                            const WorkflowRecord* record, absl::Time now) {
+  WorkflowAction a;
+  WorkflowState& state = a.state;
+  if (record == nullptr || record->state.empty() ||
+      !state.ParseFromString(record->state)) {
+    state.Clear();
+    state.set_phase(storage::WORKFLOW_PHASE_FORWARD);
+    state.set_next_revert(-1);
+    state.set_started_unix_ms(Millis(now));
+  }
+  const bool cancelled = record != nullptr && record->cancelled;
+  const WorkflowPhase phase = state.phase();
+  if (cancelled && (phase == storage::WORKFLOW_PHASE_FORWARD ||
+                    phase == storage::WORKFLOW_PHASE_COMPLETED)) {
+    state.set_finished_unix_ms(0);
+    BeginCompensation(&state,
+                      absl::StrCat("cancelled: ", record->cancel_reason), true);
+  } else if (phase != storage::WORKFLOW_PHASE_FORWARD &&
+             phase != storage::WORKFLOW_PHASE_COMPENSATING) {
+    // Finished already (settled in the same write as its phase, so only a
+    // queue write from elsewhere gets here): leave it as it is.
+    a.kind = WorkflowAction::Kind::kSettle;
+    a.settle = phase == storage::WORKFLOW_PHASE_COMPLETED
+                   ? Settlement::Kind::kDelivered
+                   : Settlement::Kind::kDeadLetterUnsent;
+    a.reason = "workflow already finished";
+    return a;
+  }
+  if (state.phase() == storage::WORKFLOW_PHASE_FORWARD &&
+      PlanForward(spec, config, event, now, &a)) {
+    return a;
+  }
+  PlanCompensation(spec, config, event, now, &a);
+  return a;
+}
+
+}  // namespace outbox

@@ -1,0 +1,104 @@
+// Copyright (c) edge-outbox authors.
+//
+// The workflow engine's decisions, as pure functions (no I/O, no clock
+// reads), so that every path can be tested without sockets:
+//   PlanWorkflow        what a due workflow event needs next: a step's
+//                       request, a revert's, or to leave the queue;
+//   WorkflowSettlement  what the store records once that request answered.
+// The agent (agent_workflow.cc) sends what the plan says and settles what
+// the answer gives. Both carry the whole new WorkflowState, so the queue
+// and the workflow change in one write.
+//
+// The engine's rules (README "Workflows"):
+//   - Steps run one at a time, in order. A step's request carries its own
+//     webhook-id (workflow::StepRequestId), the same on every resend.
+//   - A step's 2xx result is settled kStepDone and synced before the next
+//     step is planned: after a power cut the workflow resumes at the first
+//     step without a stored result.
+//   - A step that is dead-lettered (its destination's retry schedule
+//     exhausted, a 4xx) or cannot be built (a payload member missing, a
+//     condition over a document that is not JSON) starts compensation: the
+//     completed steps are reverted, last first, each with its own retries.
+//     Steps without a revert are skipped.
+//   - A cancel (Txn::Cancel) seen before a step is planned starts the same
+//     compensation; no forward step is planned after it began.
+//   - A revert that fails for good, or cannot be built, leaves the workflow
+//     NEEDS_ATTENTION: dead-lettered, nothing more runs.
+
+#ifndef OUTBOX_AGENT_WORKFLOW_PLAN_H_
+#define OUTBOX_AGENT_WORKFLOW_PLAN_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "agent/config.h"
+#include "agent/delivery.h"
+#include "agent/workflow/spec.h"
+#include "outbox/http_transport.h"
+#include "outbox/store.h"
+#include "proto/storage.pb.h"
+
+namespace outbox {
+
+// What a workflow event needs next. Plain data.
+struct WorkflowAction {
+  enum class Kind {
+    kSend,    // send `request` (a step's, or a revert's when `revert`)
+    kSettle,  // nothing to send: settle as `settle` (the workflow ended)
+  };
+  Kind kind = Kind::kSend;
+  // The state once the decisions made without sending are applied (skipped
+  // steps, compensation begun); results not yet counted in it.
+  storage::WorkflowState state;
+  // Result rows for those decisions (skips), not yet numbered.
+  std::vector<storage::StepResult> rows;
+
+  // kSend:
+  bool revert = false;
+  size_t step = 0;  // index in the spec and in state.steps
+  const Destination* destination = nullptr;  // borrowed from the config
+  std::string request_id;
+  std::string method;
+  std::string url;
+  std::string body;
+
+  // kSettle: kDelivered (completed, or a cancel compensated) or
+  // kDeadLetterUnsent (compensated after a failure, or needs attention).
+  Settlement::Kind settle = Settlement::Kind::kDelivered;
+  std::string reason;
+};
+
+// Decides what `event`'s workflow `spec` needs next, from its stored
+// `record` (null: nothing stored yet) at wall time `now`. Never fails: what
+// cannot be built becomes a failed step (or revert) in the plan.
+WorkflowAction PlanWorkflow(const workflow::WorkflowSpec& spec,
+                            const AgentConfig& config,
+                            const PendingEvent& event,
+                            const WorkflowRecord* record, absl::Time now);
+
+// The settlement of `action` (a kSend) once `result` came back and Decide()
+// made `decision` of it (not kOffline), at wall time `now`; `event` as sent.
+Settlement WorkflowSettlement(const WorkflowAction& action,
+                              const workflow::WorkflowSpec& spec,
+                              const Decision& decision,
+                              const HttpResult& result, PendingEvent event,
+                              const AgentSettings& settings, absl::Time now);
+
+// The settlement of a kSettle action, or of the decisions a kSend action
+// made before sending when nothing can be sent. `event` as NextDue gave it.
+Settlement FinalSettlement(const WorkflowAction& action, PendingEvent event);
+
+// The HTTP request for a kSend `action` of `event` at `now`: the
+// destination's headers, signature and timeouts, the step's own webhook-id
+// and Idempotency-Key, and room for the answer's body.
+HttpRequest BuildWorkflowRequest(const WorkflowAction& action,
+                                 const PendingEvent& event,
+                                 const AgentSettings& settings, absl::Time now,
+                                 uint64_t tag);
+
+}  // namespace outbox
+
+#endif  // OUTBOX_AGENT_WORKFLOW_PLAN_H_

@@ -1,0 +1,387 @@
+// Copyright (c) edge-outbox authors.
+//
+// Workflows end to end (issue 13, seed 003's saga): the agent runs an
+// order's steps against the real outbox-sink playing inventory, fraud
+// check, shipping and billing (--routes), and the tests read what the sink
+// received and what the store kept.
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "agent/workflow/step_id.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "proto/storage.pb.h"
+#include "tests/testing/agent_fixture.h"
+#include "tests/testing/status.h"
+
+namespace outbox {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// The sink's routes: seed 003's services. "simulate" in the request picks a
+// failure: "decline" (billing 422, for good), "ship-down" (shipping 503,
+// retried). inventory echoes "rid" as its reservation id when given.
+constexpr char kRoutes[] = R"({"routes": [
+  {"route": "POST /api/inventory/reserve",
+   "body": {"reservationId": "RES-{counter}"}},
+  {"route": "POST /api/inventory/echo",
+   "body": {"reservationId": "{request:/rid}"}},
+  {"route": "DELETE /api/inventory/{id}/release",
+   "body": {"released": "{path:id}"}},
+  {"route": "POST /api/fraud/check",
+   "body": {"riskScore": "{request:/riskScore}"}},
+  {"route": "POST /api/domestic-shipping",
+   "body": {"shipmentId": "SHIP-{counter}"},
+   "fail": {"when": "/simulate", "in": ["ship-down"], "status": 503}},
+  {"route": "POST /api/domestic-shipping/{id}/cancel",
+   "body": {"cancelled": "{path:id}"}},
+  {"route": "POST /api/international-shipping",
+   "body": {"shipmentId": "INTL-{counter}"}},
+  {"route": "POST /api/billing", "body": {"chargeId": "CH-{counter}"},
+   "fail": {"when": "/simulate", "in": ["decline"], "status": 422}},
+  {"route": "POST /api/high-value-processing",
+   "body": {"chargeId": "HV-{counter}"}}
+]})";
+
+struct Call {
+  std::string method;
+  std::string path;
+  std::string id;
+  std::string body;
+  int status = 0;
+};
+
+class AgentWorkflowTest : public testing::AgentSinkTest {
+ protected:
+  void SetUp() override {
+    testing::AgentSinkTest::SetUp();
+    routes_path_ = dir_.Sub("routes.json");
+    std::ofstream(routes_path_) << kRoutes;
+    StartSink({"--routes", routes_path_});
+  }
+
+  std::string Destination(const std::string& name,
+                          const std::string& path) const {
+    return absl::StrCat("destinations { name: \"", name,
+                        "\" url: \"http://127.0.0.1:", port_, path,
+                        "\" secrets_file: \"", secret_path_, "\" }\n");
+  }
+
+  // The seed's order workflow; `reserve_path` and `reserve_revert` replace
+  // the inventory step's for the template tests.
+  std::string WorkflowConfig(
+      const std::string& reserve_path = "/api/inventory/reserve",
+      const std::string& reserve_revert =
+          "/api/inventory/{{response:reserve:/reservationId}}/release") {
+    const std::string base = absl::StrCat("http://127.0.0.1:", port_);
+    return absl::StrCat(
+        Destination("inventory", reserve_path),
+        Destination("fraud", "/api/fraud/check"),
+        Destination("domestic", "/api/domestic-shipping"),
+        Destination("international", "/api/international-shipping"),
+        Destination("billing", "/api/billing"),
+        Destination("high_value", "/api/high-value-processing"), R"(
+        retry { base_delay: "20ms" max_delay: "50ms" max_attempts: 3 }
+        agent { probe_interval_min: "100ms" probe_interval_max: "1s" }
+        workflows {
+          event_type: "order.created"
+          steps {
+            name: "reserve" destination: "inventory"
+            revert { url: ")",
+        base, reserve_revert, R"(" method: "DELETE" }
+          }
+          steps { name: "fraud" destination: "fraud" }
+          steps {
+            name: "shipping"
+            choose {
+              destination: "domestic"
+              when { value: "request:/shippingType" op: "eq"
+                     expected: "\"domestic\"" }
+              revert { url: ")",
+        base,
+        R"(/api/domestic-shipping/{{response:shipping:/shipmentId}}/cancel" }
+            }
+            choose { destination: "international" }
+          }
+          steps {
+            name: "billing"
+            choose {
+              destination: "billing"
+              when { value: "response:fraud:/riskScore" op: "lt" expected: "50" }
+            }
+            choose { destination: "high_value" }
+          }
+        }
+      )");
+  }
+
+  std::string CommitOrder(const std::string& payload,
+                          const std::string& key = "sale-1") {
+    Txn txn;
+    Event e;
+    e.type = "order.created";
+    e.ordering_key = key;
+    e.content_type = "application/json";
+    e.payload = payload;
+    const std::string id = txn.Emit(e);
+    txn.Put("sales", key, "open");
+    EXPECT_TRUE(store_->Commit(txn).ok());
+    return id;
+  }
+
+  void CancelOrder(const std::string& id) {
+    Txn txn;
+    txn.Put("sales", "sale-1", "cancelled");
+    txn.Cancel(id, "customer cancelled");
+    ASSERT_OUTBOX_OK(store_->Commit(txn));
+  }
+
+  // Drains until nothing is pending, or `rounds` drains passed.
+  void DrainAll(Agent* agent, int rounds = 200) {
+    for (int i = 0; i < rounds; ++i) {
+      absl::StatusOr<uint64_t> pending = agent->Drain();
+      ASSERT_OUTBOX_OK(pending);
+      if (*pending == 0) return;
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    ADD_FAILURE() << "events still pending";
+  }
+
+  std::vector<Call> Calls() const {
+    std::vector<Call> calls;
+    std::ifstream in(log_path_);
+    for (std::string line; std::getline(in, line);) {
+      const nlohmann::json j = nlohmann::json::parse(line);
+      Call c;
+      c.method = j.value("method", "");
+      c.path = j.value("path", "");
+      c.id = j.value("id", "");
+      c.body = j.value("body", "");
+      c.status = j.value("status", 0);
+      calls.push_back(c);
+    }
+    return calls;
+  }
+
+  std::vector<std::string> Paths() const {
+    std::vector<std::string> paths;
+    for (const Call& c : Calls()) paths.push_back(c.method + " " + c.path);
+    return paths;
+  }
+
+  storage::WorkflowState State(const std::string& id) {
+    storage::WorkflowState state;
+    absl::StatusOr<WorkflowRecord> record = store_->GetWorkflow(id);
+    EXPECT_TRUE(record.ok()) << record.status();
+    if (record.ok()) {
+      EXPECT_TRUE(state.ParseFromString(record->state));
+    }
+    return state;
+  }
+
+  std::string routes_path_;
+};
+
+TEST_F(AgentWorkflowTest, FourStepsRunInOrderEachWithItsOwnStableId) {
+  const std::string id =
+      CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})");
+  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
+  ASSERT_NE(agent, nullptr);
+  DrainAll(agent.get());
+  EXPECT_THAT(
+      Paths(),
+      ElementsAre("POST /api/inventory/reserve", "POST /api/fraud/check",
+                  "POST /api/domestic-shipping", "POST /api/billing"));
+  const std::vector<Call> calls = Calls();
+  const char* steps[] = {"reserve", "fraud", "shipping", "billing"};
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i].id, workflow::StepRequestId(id, steps[i], false));
+  }
+  EXPECT_EQ(State(id).phase(), storage::WORKFLOW_PHASE_COMPLETED);
+  absl::StatusOr<Stats> stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->pending_events, 0u);
+  EXPECT_EQ(stats->dead_letters, 0u);
+}
+
+TEST_F(AgentWorkflowTest, RoutesOnThePayloadAndOnAnEarlierResponse) {
+  CommitOrder(R"({"riskScore": 70, "shippingType": "international"})");
+  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
+  ASSERT_NE(agent, nullptr);
+  DrainAll(agent.get());
+  EXPECT_THAT(Paths(), ElementsAre("POST /api/inventory/reserve",
+                                   "POST /api/fraud/check",
+                                   "POST /api/international-shipping",
+                                   "POST /api/high-value-processing"));
+}
+
+TEST_F(AgentWorkflowTest, DeclinedBillingRevertsShippingThenInventory) {
+  const std::string id = CommitOrder(
+      R"({"riskScore": 10, "shippingType": "domestic", "simulate": "decline"})");
+  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
+  ASSERT_NE(agent, nullptr);
+  DrainAll(agent.get());
+  // Fraud has no revert: skipped. Ids come from the stored responses.
+  EXPECT_THAT(
+      Paths(),
+      ElementsAre("POST /api/inventory/reserve", "POST /api/fraud/check",
+                  "POST /api/domestic-shipping", "POST /api/billing",
+                  "POST /api/domestic-shipping/SHIP-1/cancel",
+                  "DELETE /api/inventory/RES-1/release"));
+  const std::vector<Call> calls = Calls();
+  EXPECT_EQ(calls[4].id, workflow::StepRequestId(id, "shipping", true));
+  EXPECT_EQ(calls[5].id, workflow::StepRequestId(id, "reserve", true));
+  storage::WorkflowState state = State(id);
+  EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_COMPENSATED);
+  EXPECT_EQ(state.steps(1).status(), storage::STEP_STATUS_NO_REVERT);
+  EXPECT_EQ(state.steps(3).status(), storage::STEP_STATUS_FAILED);
+  absl::StatusOr<DeadLetter> dead = store_->FindDeadLetter(id);
+  ASSERT_OUTBOX_OK(dead);
+  EXPECT_THAT(dead->reason, HasSubstr("step billing failed"));
+}
+
+TEST_F(AgentWorkflowTest, CancelWhileAStepRetriesStartsNoForwardStepAfter) {
+  const std::string id = CommitOrder(
+      R"({"riskScore": 10, "shippingType": "domestic", "simulate": "ship-down"})");
+  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
+  ASSERT_NE(agent, nullptr);
+  // Until shipping has failed once.
+  for (int i = 0; i < 200 && Calls().size() < 3; ++i) {
+    ASSERT_OUTBOX_OK(agent->RunOnce(absl::Now() + absl::Milliseconds(20)));
+  }
+  CancelOrder(id);
+  const size_t before_cancel = Calls().size();
+  DrainAll(agent.get());
+  const std::vector<Call> calls = Calls();
+  ASSERT_GE(calls.size(), before_cancel + 1);
+  for (size_t i = before_cancel; i < calls.size(); ++i) {
+    EXPECT_THAT(calls[i].path, ::testing::Not(HasSubstr("shipping")))
+        << "a forward step after the cancel";
+    EXPECT_THAT(calls[i].path, ::testing::Not(HasSubstr("billing")));
+  }
+  EXPECT_EQ(calls.back().method + " " + calls.back().path,
+            "DELETE /api/inventory/RES-1/release");
+  storage::WorkflowState state = State(id);
+  EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_COMPENSATED);
+  EXPECT_TRUE(state.cancelled());
+  // Cancelled and compensated: it left the queue, not as a dead letter.
+  EXPECT_TRUE(absl::IsNotFound(store_->FindDeadLetter(id).status()));
+}
+
+TEST_F(AgentWorkflowTest, CancelOfACompletedWorkflowRevertsItOnce) {
+  const std::string id =
+      CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})");
+  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
+  ASSERT_NE(agent, nullptr);
+  DrainAll(agent.get());
+  CancelOrder(id);
+  CancelOrder(id);  // a second click: a no-op
+  DrainAll(agent.get());
+  EXPECT_THAT(
+      Paths(),
+      ElementsAre("POST /api/inventory/reserve", "POST /api/fraud/check",
+                  "POST /api/domestic-shipping", "POST /api/billing",
+                  "POST /api/domestic-shipping/SHIP-1/cancel",
+                  "DELETE /api/inventory/RES-1/release"));
+}
+
+TEST_F(AgentWorkflowTest, TwoEventsOfOneSaleBothRunAllTheirSteps) {
+  // The seed resumed by sale and event type, so the second skipped its steps.
+  CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})");
+  CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})");
+  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
+  ASSERT_NE(agent, nullptr);
+  DrainAll(agent.get());
+  EXPECT_THAT(
+      Paths(),
+      ElementsAre("POST /api/inventory/reserve", "POST /api/fraud/check",
+                  "POST /api/domestic-shipping", "POST /api/billing",
+                  "POST /api/inventory/reserve", "POST /api/fraud/check",
+                  "POST /api/domestic-shipping", "POST /api/billing"));
+}
+
+TEST_F(AgentWorkflowTest, ARestartResumesAtTheFirstUnfinishedStep) {
+  const std::string id = CommitOrder(
+      R"({"riskScore": 10, "shippingType": "domestic", "simulate": "ship-down"})");
+  {
+    std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
+    ASSERT_NE(agent, nullptr);
+    for (int i = 0; i < 200 && Calls().size() < 3; ++i) {
+      ASSERT_OUTBOX_OK(agent->RunOnce(absl::Now() + absl::Milliseconds(20)));
+    }
+  }
+  ASSERT_OUTBOX_OK(store_->Close());
+  store_.reset();
+  Options options;
+  options.tables = {"sales"};
+  absl::StatusOr<std::unique_ptr<Store>> reopened =
+      Store::Open(options, dir_.Sub("db"));
+  ASSERT_OUTBOX_OK(reopened);
+  store_ = *std::move(reopened);
+  EXPECT_EQ(State(id).next_step(), 2u);
+  // Shipping works again (a different payload would be a different event:
+  // let the route stop failing instead).
+  std::ofstream(routes_path_) << absl::StrReplaceAll(
+      kRoutes, {{R"("in": ["ship-down"])", R"("in": ["never"])"}});
+  StopSink();
+  StartSink({"--routes", routes_path_}, port_);
+  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
+  ASSERT_NE(agent, nullptr);
+  DrainAll(agent.get());
+  std::vector<std::string> paths = Paths();
+  EXPECT_EQ(
+      std::count(paths.begin(), paths.end(), "POST /api/inventory/reserve"), 1);
+  EXPECT_EQ(std::count(paths.begin(), paths.end(), "POST /api/fraud/check"), 1);
+  EXPECT_EQ(paths.back(), "POST /api/billing");
+  EXPECT_EQ(State(id).phase(), storage::WORKFLOW_PHASE_COMPLETED);
+}
+
+TEST_F(AgentWorkflowTest, TemplateValuesArriveEscapedAndEncoded) {
+  const std::string tricky = "a\"b/c%d \xC3\xA9";  // ", /, %, space, é
+  nlohmann::json payload = {{"riskScore", 10},
+                            {"shippingType", "domestic"},
+                            {"simulate", "decline"},
+                            {"rid", tricky}};
+  const std::string id = CommitOrder(payload.dump());
+  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig(
+      "/api/inventory/echo",
+      "/api/inventory/{{response:reserve:/reservationId}}/release"));
+  ASSERT_NE(agent, nullptr);
+  DrainAll(agent.get());
+  const std::vector<Call> calls = Calls();
+  ASSERT_FALSE(calls.empty());
+  // The sink logs the decoded path: the value came back whole, as one
+  // segment (its '/' was encoded, so it added no path segment).
+  EXPECT_EQ(calls.back().method, "DELETE");
+  EXPECT_EQ(calls.back().path,
+            absl::StrCat("/api/inventory/", tricky, "/release"));
+  EXPECT_EQ(calls.back().status, 200);
+}
+
+TEST_F(AgentWorkflowTest, AReferenceThatDoesNotResolveNeedsAttention) {
+  const std::string id = CommitOrder(
+      R"({"riskScore": 10, "shippingType": "domestic", "simulate": "decline"})");
+  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig(
+      "/api/inventory/reserve", "/api/inventory/{{response:reserve:/nope}}"));
+  ASSERT_NE(agent, nullptr);
+  DrainAll(agent.get());
+  for (const Call& c : Calls()) {
+    EXPECT_THAT(c.path, ::testing::Not(HasSubstr("/api/inventory/release")));
+    EXPECT_NE(c.method, "DELETE") << "a revert sent with a missing value";
+  }
+  EXPECT_EQ(State(id).phase(), storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
+  absl::StatusOr<DeadLetter> dead = store_->FindDeadLetter(id);
+  ASSERT_OUTBOX_OK(dead);
+  EXPECT_THAT(dead->reason, HasSubstr("revert of step reserve"));
+  EXPECT_THAT(dead->reason, HasSubstr("response:reserve:/nope"));
+}
+
+}  // namespace
+}  // namespace outbox
