@@ -358,10 +358,13 @@ absl::Status AgentImpl::StartDueEvents() {
     }
     if (!Send(std::move(event), **destination, now)) break;  // full
   }
+  // The unsendable ones, and workflows that ended without a request.
+  OUTBOX_RETURN_IF_ERROR(FlushSettlements());
   // Idle: nothing in flight and nothing due for a reachable destination
-  // (NextDue waits 0 when it stopped at the limit).
+  // (NextDue waits 0 when it stopped at the limit; a workflow step settled
+  // just now makes its next step due at once).
   idle_ = in_flight_.empty() && next_due_ > steady;
-  return FlushSettlements();  // the unsendable ones
+  return absl::OkStatus();
 }
 
 bool AgentImpl::Send(PendingEvent event, const Destination& destination,

@@ -44,6 +44,11 @@ absl::Status RunOfflineRows(const Scale& scale, const std::string& dir,
 
 // One metrics-file write as the agent makes it, with an empty store and N
 // pending (metrics_rows.cc).
+// Sales through a 3-step workflow against plain delivery, and beside a
+// held backlog (workflow_rows.cc).
+absl::Status RunWorkflowRows(const Scale& scale, const std::string& dir,
+                             Table* table);
+
 absl::Status RunMetricsRows(const Scale& scale, const std::string& dir,
                             Table* table);
 

@@ -107,6 +107,7 @@ int Main() {
       {"open", [&] { return RunOpenRows(scale, d, self, &table); }},
       {"offline", [&] { return RunOfflineRows(scale, d, &table); }},
       {"metrics", [&] { return RunMetricsRows(scale, d, &table); }},
+      {"workflows", [&] { return RunWorkflowRows(scale, d, &table); }},
   };
   if (!scale.sections.empty()) {
     sections.erase(std::remove_if(sections.begin(), sections.end(),

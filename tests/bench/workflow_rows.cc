@@ -1,0 +1,124 @@
+// Copyright (c) edge-outbox authors.
+//
+// Workflows: sales that run three steps each (agent/workflow_plan.h) drained
+// into the real outbox-sink, against the same sales delivered plainly (one
+// request each), and again beside 100,000 workflow events held for an
+// unreachable destination, which must cost the steps that can go nothing:
+// their lane is closed, one probe at a time. Each finished step is synced
+// before the next, so the figure also shows what that durability costs.
+// The three drains run in rounds (bench_rounds.h) on the same disk.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "lib/status_macros.h"
+#include "tests/bench/bench_agent.h"
+#include "tests/bench/bench_ops.h"
+#include "tests/bench/bench_rounds.h"
+#include "tests/bench/bench_sections.h"
+
+namespace outbox::bench {
+namespace {
+
+constexpr int kRounds = 5;
+constexpr int kInFlight = 16;
+constexpr int kSteps = 3;
+constexpr int64_t kHeld = 100000;
+// Refused at once: the held workflow's destination is never reachable.
+constexpr char kUnreachable[] = "http://127.0.0.1:1/down";
+
+std::string WorkflowConfig(const BenchSink& sink) {
+  std::string steps;
+  for (int i = 0; i < kSteps; ++i) {
+    absl::StrAppend(&steps, "steps { name: \"step", i,
+                    "\" destination: \"sink\" }\n");
+  }
+  return absl::StrCat(
+      AgentConfig(sink.url(), sink.secrets_file(), kInFlight),
+      "destinations { name: \"down\" url: \"", kUnreachable, "\" }\n",
+      "workflows { event_type: \"sale.created\"\n", steps, "}\n",
+      "workflows { event_type: \"held\" steps { name: \"a\" destination: "
+      "\"down\" } }\n");
+}
+
+absl::Status CommitHeld(const std::string& path, int64_t n) {
+  OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Store> store,
+                          OpenBenchStore(path, /*sync=*/false));
+  for (int64_t i = 0; i < n; ++i) {
+    Txn txn;
+    Event e;
+    e.type = "held";
+    e.payload = SalePayload(1, i);
+    txn.Emit(std::move(e));
+    OUTBOX_RETURN_IF_ERROR(store->Commit(txn).status());
+  }
+  return store->Close();
+}
+
+struct Drain {
+  std::string key, label;
+  std::unique_ptr<Store> store;
+  std::unique_ptr<SteppedAgent> agent;
+  Subject subject;
+};
+
+absl::Status Prepare(const std::string& path, const std::string& config,
+                     int events, int64_t held, Drain* d) {
+  OUTBOX_RETURN_IF_ERROR(FillStore(path, events));
+  if (held > 0) OUTBOX_RETURN_IF_ERROR(CommitHeld(path, held));
+  OUTBOX_ASSIGN_OR_RETURN(d->store, OpenBenchStore(path, /*sync=*/true));
+  OUTBOX_ASSIGN_OR_RETURN(d->agent,
+                          SteppedAgent::Create(d->store.get(), config, events));
+  d->subject = DeliverySubject(d->agent.get());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RunWorkflowRows(const Scale& scale, const std::string& dir,
+                             Table* table) {
+  const std::string section = dir + "/workflows";
+  // A quarter of a drain row's events: each takes three synced steps.
+  const int events = std::max(scale.drain_events / 4, 100);
+  OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<BenchSink> sink,
+                          BenchSink::Start(section));
+  const std::string plain =
+      AgentConfig(sink->url(), sink->secrets_file(), kInFlight);
+  const std::string workflows = WorkflowConfig(*sink);
+  std::vector<Drain> drains(3);
+  drains[0].key = "workflow.plain";
+  drains[0].label = "sales delivered plainly (1 request each), 16 in flight";
+  drains[1].key = "workflow.3";
+  drains[1].label = "sales through a 3-step workflow, 16 in flight";
+  drains[2].key = "workflow.3.held";
+  drains[2].label = "the same, 100,000 workflow events held (unreachable)";
+  OUTBOX_RETURN_IF_ERROR(
+      Prepare(section + "/plain", plain, events, 0, &drains[0]));
+  OUTBOX_RETURN_IF_ERROR(
+      Prepare(section + "/three", workflows, events, 0, &drains[1]));
+  OUTBOX_RETURN_IF_ERROR(
+      Prepare(section + "/held", workflows, events, kHeld, &drains[2]));
+  std::vector<Subject*> subjects;
+  for (Drain& d : drains) subjects.push_back(&d.subject);
+  OUTBOX_RETURN_IF_ERROR(RunRounds(kRounds, events, subjects));
+  for (size_t i = 0; i < drains.size(); ++i) {
+    Drain& d = drains[i];
+    const int64_t held = i == 2 ? kHeld : 0;
+    OUTBOX_RETURN_IF_ERROR(ExpectPending(
+        *d.store, events - d.subject.total.ops + held, "workflow " + d.key));
+    std::vector<Ratio> ratios;
+    if (i == 1) ratios.push_back(Vs("workflow.plain"));
+    if (i == 2) ratios.push_back(Vs("workflow.3"));
+    table->Add(Row{
+        d.key, d.label, d.subject.total.per_second(), "sales/s",
+        absl::StrCat("agent CPU ", FormatFigure(d.agent->cpu_us_per_event()),
+                     " us/sale; ", FormatFigure(d.agent->written_per_event()),
+                     " B written/sale"),
+        std::move(ratios)});
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace outbox::bench
