@@ -26,6 +26,10 @@ std::vector<MetricFamily> StoreMetricFamilies(const Stats& stats) {
              "Dead letters deleted (retention or purge-dead) since the store "
              "was created.",
              n(stats.dead_letters_purged)),
+      Family("outbox_workflows_needing_attention", Type::kGauge,
+             "Workflows stopped by a revert that failed for good, waiting "
+             "for an operator (outboxctl retry-step).",
+             n(stats.workflows_needing_attention)),
       Family("outbox_store_disk_bytes", Type::kGauge,
              "Size of the files in the store's directory, in bytes.",
              n(stats.disk_bytes)),

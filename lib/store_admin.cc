@@ -215,6 +215,7 @@ absl::StatusOr<Stats> StoreImpl::GetStats() {
     stats.dead_letters = state_.dead_count();
     stats.delivered_total = state_.delivered_total();
     stats.dead_letters_purged = state_.dead_purged_total();
+    stats.workflows_needing_attention = state_.workflows_needing_attention();
   }
   // The oldest pending event is the first decodable one from the head.
   std::optional<absl::Time> oldest;

@@ -304,7 +304,8 @@ class StoreImpl final : public Store {
   absl::Status AddWorkflowWritesLocked(const Settlement& settlement,
                                        const storage::OutboxEntry& stored,
                                        Settlement::Kind* kind,
-                                       rocksdb::WriteBatch* batch)
+                                       rocksdb::WriteBatch* batch,
+                                       storage::QueueState* next)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Records the cancels of `txn` in `commit` and queues again the completed
   // workflows they cancel. REQUIRES: a SerialWrite is held.
@@ -324,12 +325,18 @@ class StoreImpl final : public Store {
   absl::Status AddRetriedStateLocked(const std::string& event_id,
                                      const std::string& old_state,
                                      const storage::WorkflowState& state,
-                                     rocksdb::WriteBatch* batch)
+                                     rocksdb::WriteBatch* batch,
+                                     storage::QueueState* next)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts in `next` that the workflow of `event_id` is being purged.
+  absl::Status CountPurgedLocked(const std::string& event_id,
+                                 storage::QueueState* next)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Adds the deletion of up to `max` workflows finished before `cutoff_ms`
   // to `batch`; returns how many.
   absl::StatusOr<size_t> AddFinishedPurgeLocked(int64_t cutoff_ms, size_t max,
-                                                rocksdb::WriteBatch* batch)
+                                                rocksdb::WriteBatch* batch,
+                                                storage::QueueState* next)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Reads and decodes pending entries `seqs` (under db_mu_, not mu_) into
   // `due`: decoded ones into events, damaged ones into unreadable, and

@@ -130,8 +130,8 @@ absl::StatusOr<SettleResult> StoreImpl::SettleLocked(
     if (!stored.ok()) return stored.status();
     Settlement::Kind kind = st.kind;
     if (workflow) {
-      OUTBOX_RETURN_IF_ERROR(
-          AddWorkflowWritesLocked(st, stored->entry, &kind, &build.batch));
+      OUTBOX_RETURN_IF_ERROR(AddWorkflowWritesLocked(
+          st, stored->entry, &kind, &build.batch, &build.next));
     }
     OUTBOX_RETURN_IF_ERROR(AddSettlementLocked(st, kind, *stored, now, &build));
     ++result.applied;
@@ -377,7 +377,7 @@ absl::Status StoreImpl::ReplayLocked(absl::string_view event_id,
   if (s.ok()) s = batch.Delete(dead_, id);
   if (s.ok() && state != nullptr) {
     OUTBOX_RETURN_IF_ERROR(
-        AddRetriedStateLocked(id, old_state, *state, &batch));
+        AddRetriedStateLocked(id, old_state, *state, &batch, &next));
   }
   if (!s.ok()) return FromRocks(s, "replaying a dead letter");
   internal::CrashPoint(internal::kReplayBeforeWrite);

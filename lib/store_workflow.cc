@@ -40,7 +40,8 @@ absl::Status NoWorkflowFamily() {
 
 absl::Status StoreImpl::AddWorkflowWritesLocked(
     const Settlement& st, const storage::OutboxEntry& stored,
-    Settlement::Kind* kind, rocksdb::WriteBatch* batch) {
+    Settlement::Kind* kind, rocksdb::WriteBatch* batch,
+    storage::QueueState* next) {
   if (workflows_ == nullptr) return NoWorkflowFamily();
   const std::string& id = st.event.id;
   for (size_t i = 0; i < st.workflow_results.size(); ++i) {
@@ -71,6 +72,10 @@ absl::Status StoreImpl::AddWorkflowWritesLocked(
   }
   const bool leaves = *kind != Settlement::Kind::kStepDone &&
                       *kind != Settlement::Kind::kAttempt;
+  if (leaves && state.phase() == storage::WORKFLOW_PHASE_NEEDS_ATTENTION) {
+    next->set_workflows_needing_attention(next->workflows_needing_attention() +
+                                          1);
+  }
   if (leaves && IsFinished(state.phase()) && state.finished_unix_ms() != 0) {
     OUTBOX_RETURN_IF_ERROR(FromRocks(
         batch->Put(workflows_,
@@ -215,12 +220,17 @@ absl::Status StoreImpl::RetryWorkflow(absl::string_view event_id,
 
 absl::Status StoreImpl::AddRetriedStateLocked(
     const std::string& event_id, const std::string& old_state,
-    const storage::WorkflowState& state, rocksdb::WriteBatch* batch) {
+    const storage::WorkflowState& state, rocksdb::WriteBatch* batch,
+    storage::QueueState* next) {
   if (workflows_ == nullptr) return NoWorkflowFamily();
   if (!old_state.empty()) {
     storage::WorkflowState old;
     OUTBOX_RETURN_IF_ERROR(DecodeStored(keys::kWorkflowFamily,
                                         "a workflow's state", old_state, &old));
+    if (old.phase() == storage::WORKFLOW_PHASE_NEEDS_ATTENTION) {
+      next->set_workflows_needing_attention(
+          queue_state::SaturatingSub(next->workflows_needing_attention(), 1));
+    }
     if (old.finished_unix_ms() != 0) {
       OUTBOX_RETURN_IF_ERROR(FromRocks(
           batch->Delete(workflows_, keys::WorkflowFinishedKey(
@@ -233,8 +243,26 @@ absl::Status StoreImpl::AddRetriedStateLocked(
       "resuming a workflow");
 }
 
+absl::Status StoreImpl::CountPurgedLocked(const std::string& event_id,
+                                          storage::QueueState* next) {
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), workflows_,
+                               keys::WorkflowStateKey(event_id), &value);
+  if (s.IsNotFound()) return absl::OkStatus();
+  if (!s.ok()) return FromRocks(s, "reading a finished workflow");
+  storage::WorkflowState state;
+  OUTBOX_RETURN_IF_ERROR(
+      DecodeStored(keys::kWorkflowFamily, "a workflow's state", value, &state));
+  if (state.phase() == storage::WORKFLOW_PHASE_NEEDS_ATTENTION) {
+    next->set_workflows_needing_attention(
+        queue_state::SaturatingSub(next->workflows_needing_attention(), 1));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<size_t> StoreImpl::AddFinishedPurgeLocked(
-    int64_t cutoff_ms, size_t max, rocksdb::WriteBatch* batch) {
+    int64_t cutoff_ms, size_t max, rocksdb::WriteBatch* batch,
+    storage::QueueState* next) {
   const std::string end = keys::WorkflowFinishedKey(cutoff_ms, "");
   rocksdb::Slice upper(end);
   rocksdb::ReadOptions ro;
@@ -246,6 +274,7 @@ absl::StatusOr<size_t> StoreImpl::AddFinishedPurgeLocked(
     const std::optional<keys::FinishedKey> key = keys::ParseWorkflowFinishedKey(
         absl::string_view(it->key().data(), it->key().size()));
     if (!key.has_value()) continue;
+    OUTBOX_RETURN_IF_ERROR(CountPurgedLocked(key->event_id, next));
     rocksdb::Status s = batch->Delete(workflows_, it->key());
     if (s.ok()) {
       s = batch->Delete(workflows_, keys::WorkflowStateKey(key->event_id));
@@ -281,12 +310,13 @@ absl::StatusOr<size_t> StoreImpl::PurgeFinishedWorkflows(absl::Time cutoff) {
     OUTBOX_RETURN_IF_ERROR(WritableLocked());
     if (workflows_ == nullptr) return NoWorkflowFamily();
     rocksdb::WriteBatch batch;
-    OUTBOX_ASSIGN_OR_RETURN(
-        const size_t n,
-        AddFinishedPurgeLocked(ToStoredMillis(cutoff), kPerBatch, &batch));
+    storage::QueueState next = tail_;
+    OUTBOX_ASSIGN_OR_RETURN(const size_t n,
+                            AddFinishedPurgeLocked(ToStoredMillis(cutoff),
+                                                   kPerBatch, &batch, &next));
     if (n == 0) return total;
     OUTBOX_RETURN_IF_ERROR(
-        WriteLocked(batch, tail_, "purging finished workflows", options_.sync));
+        WriteLocked(batch, next, "purging finished workflows", options_.sync));
     total += n;
     if (n < kPerBatch) return total;
   }

@@ -188,9 +188,11 @@ TEST_F(StoreWorkflowTest, ReplayRefusesAWorkflowAndRetryWorkflowResumesIt) {
              StateWith(storage::WORKFLOW_PHASE_NEEDS_ATTENTION, 2,
                        absl::ToUnixMillis(clock_.Now())));
   EXPECT_TRUE(absl::IsFailedPrecondition(store_->Replay(id)));
+  EXPECT_EQ(store_->GetStats()->workflows_needing_attention, 1u);
   ASSERT_OUTBOX_OK(store_->RetryWorkflow(
       id, StateWith(storage::WORKFLOW_PHASE_COMPENSATING, 2)));
   Reopen();
+  EXPECT_EQ(store_->GetStats()->workflows_needing_attention, 0u);
   EXPECT_THAT(DueIds(), ElementsAre(id));
   EXPECT_EQ(StoredState(store_.get(), id).phase(),
             storage::WORKFLOW_PHASE_COMPENSATING);
@@ -199,6 +201,19 @@ TEST_F(StoreWorkflowTest, ReplayRefusesAWorkflowAndRetryWorkflowResumesIt) {
       store_->PurgeFinishedWorkflows(clock_.Now() + absl::Hours(1));
   ASSERT_OUTBOX_OK(purged);
   EXPECT_EQ(*purged, 0u);
+}
+
+TEST_F(StoreWorkflowTest, PurgingANeedsAttentionWorkflowUncountsIt) {
+  const std::string id = CommitEvent(MakeEvent("order.created"));
+  SettleWith(DueWithId(id), Settlement::Kind::kDeadLetterUnsent,
+             StateWith(storage::WORKFLOW_PHASE_NEEDS_ATTENTION, 1,
+                       absl::ToUnixMillis(clock_.Now())));
+  Reopen();
+  EXPECT_EQ(store_->GetStats()->workflows_needing_attention, 1u);
+  ASSERT_OUTBOX_OK(
+      store_->PurgeFinishedWorkflows(clock_.Now() + absl::Minutes(1)));
+  Reopen();
+  EXPECT_EQ(store_->GetStats()->workflows_needing_attention, 0u);
 }
 
 TEST_F(StoreWorkflowTest, RetentionDeletesOnlyWorkflowsFinishedBeforeCutoff) {

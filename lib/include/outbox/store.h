@@ -151,6 +151,9 @@ struct Stats {
   // Dead letters deleted by PurgeDeadLetters or PurgeDeadLetter, since the
   // store was created.
   uint64_t dead_letters_purged = 0;
+  // Workflows stopped because a revert failed for good, waiting for an
+  // operator (outboxctl show / retry-step).
+  uint64_t workflows_needing_attention = 0;
   // Size of the files in the store's directory (RocksDB's tables, logs and
   // manifests), from a listing of the directory: a few dozen files, never a
   // scan of the entries.
