@@ -60,7 +60,7 @@ absl::Status RetryStep(Store* store, const std::string& id,
   OUTBOX_ASSIGN_OR_RETURN(const std::optional<WorkflowView> workflow,
                           LoadWorkflow(store, id, /*max_results=*/0));
   OUTBOX_RETURN_IF_ERROR(CheckDeadLetter(store, id, workflow));
-  if (!workflow.has_value() || !workflow->started) {
+  if (!workflow.has_value()) {
     return absl::NotFoundError(absl::StrCat(
         "dead letter ", Quote(id),
         " has no workflow stored (no step of it ran): `outboxctl replay ",

@@ -131,8 +131,10 @@ absl::StatusOr<RetryPlan> PlanRetryStep(const WorkflowView& workflow,
                                         absl::string_view step) {
   const storage::WorkflowState& s = workflow.state;
   if (!workflow.started) {
-    return absl::NotFoundError(absl::StrCat("no step of workflow ", event_id,
-                                            " has run: nothing to resume"));
+    return absl::NotFoundError(
+        absl::StrCat("no step of workflow ", event_id,
+                     " has run: nothing to resume; `outboxctl replay ",
+                     event_id, "` sends its event again"));
   }
   switch (s.phase()) {
     case storage::WORKFLOW_PHASE_NEEDS_ATTENTION:
