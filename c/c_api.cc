@@ -130,6 +130,12 @@ void outbox_txn_set_idempotency_key(outbox_txn* txn, const char* key) {
   txn->txn.SetIdempotencyKey(key != nullptr ? key : "");
 }
 
+void outbox_txn_cancel(outbox_txn* txn, const char* event_id,
+                       const char* reason) {
+  txn->txn.Cancel(event_id != nullptr ? event_id : "",
+                  reason != nullptr ? reason : "");
+}
+
 int outbox_commit(outbox_store* store, const outbox_txn* txn, int* duplicate,
                   char** errptr) {
   auto result = store->store->Commit(txn->txn);

@@ -2,16 +2,21 @@
 //
 // The C API end to end: the C program examples/c/c_api_example.c, linked
 // statically against the project's libraries, commits and drains through
-// outbox/outbox.h into a real outbox-sink.
+// outbox/outbox.h into a real outbox-sink. The workflow cancel is called
+// here directly and checked through the C++ API after a reopen.
 
 #include <fstream>
+#include <memory>
 #include <set>
 #include <string>
 
-#include "tests/testing/sink_process.h"
 #include "gtest/gtest.h"
+#include "outbox/outbox.h"
+#include "outbox/store.h"
 #include "tests/testing/agent_fixture.h"
+#include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
 
 namespace outbox {
 namespace {
@@ -33,6 +38,101 @@ TEST_F(CApiTest, CProgramCommitsAndDrainsThroughTheCApi) {
     if (l.status == 200) delivered.insert(l.id);
   }
   EXPECT_EQ(delivered.size(), 2u) << run->out;
+}
+
+// A store opened through the C API with the table "sales", and one event
+// committed in it.
+class CApiCancelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* tables[] = {"sales"};
+    char* err = nullptr;
+    store_ = outbox_open(dir_.Sub("db").c_str(), tables, 1, &err);
+    ASSERT_NE(store_, nullptr) << err;
+    outbox_txn* txn = outbox_txn_begin();
+    outbox_txn_put(txn, "sales", "sale-1", 6, "open", 4);
+    outbox_txn_emit(txn, "order.created", "till-1", "{}", 2, nullptr, id_);
+    const int code = outbox_commit(store_, txn, nullptr, &err);
+    outbox_txn_destroy(txn);
+    ASSERT_EQ(code, 0) << err;
+  }
+  void TearDown() override {
+    char* err = nullptr;
+    EXPECT_EQ(outbox_close(store_, &err), 0) << err;
+  }
+
+  // Commits the sale's status "cancelled" with a cancel of `event_id`;
+  // returns outbox_commit's code and its message in `*message`.
+  int CommitCancel(const char* event_id, const char* reason,
+                   std::string* message = nullptr) {
+    outbox_txn* txn = outbox_txn_begin();
+    outbox_txn_put(txn, "sales", "sale-1", 6, "cancelled", 9);
+    outbox_txn_cancel(txn, event_id, reason);
+    char* err = nullptr;
+    const int code = outbox_commit(store_, txn, nullptr, &err);
+    outbox_txn_destroy(txn);
+    if (message != nullptr && err != nullptr) *message = err;
+    outbox_free(err);
+    return code;
+  }
+
+  // Closes the C handle and opens the store with the C++ API.
+  std::unique_ptr<Store> ReopenInCpp() {
+    char* err = nullptr;
+    EXPECT_EQ(outbox_close(store_, &err), 0) << err;
+    store_ = nullptr;
+    Options options;
+    options.tables = {"sales"};
+    absl::StatusOr<std::unique_ptr<Store>> store =
+        Store::Open(options, dir_.Sub("db"));
+    EXPECT_OUTBOX_OK(store);
+    return store.ok() ? *std::move(store) : nullptr;
+  }
+
+  testing::TempDir dir_;
+  outbox_store* store_ = nullptr;
+  char id_[OUTBOX_EVENT_ID_LEN + 1];
+};
+
+TEST_F(CApiCancelTest, CancelIsCommittedWithTheBusinessChange) {
+  ASSERT_EQ(CommitCancel(id_, "customer changed their mind"), 0);
+  std::unique_ptr<Store> store = ReopenInCpp();
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<WorkflowRecord> workflow = store->GetWorkflow(id_);
+  ASSERT_OUTBOX_OK(workflow);
+  EXPECT_TRUE(workflow->cancelled);
+  EXPECT_EQ(workflow->cancel_reason, "customer changed their mind");
+  absl::StatusOr<std::string> sale = store->Get("sales", "sale-1");
+  ASSERT_OUTBOX_OK(sale);
+  EXPECT_EQ(*sale, "cancelled");
+  EXPECT_OUTBOX_OK(store->Close());
+}
+
+TEST_F(CApiCancelTest, CancellingTwiceKeepsTheFirstCancel) {
+  ASSERT_EQ(CommitCancel(id_, "first"), 0);
+  ASSERT_EQ(CommitCancel(id_, nullptr), 0);
+  std::unique_ptr<Store> store = ReopenInCpp();
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<WorkflowRecord> workflow = store->GetWorkflow(id_);
+  ASSERT_OUTBOX_OK(workflow);
+  EXPECT_EQ(workflow->cancel_reason, "first");
+  EXPECT_OUTBOX_OK(store->Close());
+}
+
+TEST_F(CApiCancelTest, CancelWithoutAnIdFailsTheWholeCommit) {
+  std::string message;
+  EXPECT_EQ(CommitCancel(nullptr, "r", &message),
+            static_cast<int>(absl::StatusCode::kInvalidArgument));
+  EXPECT_STREQ(
+      outbox_code_name(static_cast<int>(absl::StatusCode::kInvalidArgument)),
+      "INVALID_ARGUMENT");
+  EXPECT_FALSE(message.empty());
+  std::unique_ptr<Store> store = ReopenInCpp();
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<std::string> sale = store->Get("sales", "sale-1");
+  ASSERT_OUTBOX_OK(sale);
+  EXPECT_EQ(*sale, "open");  // the business change was not written either
+  EXPECT_OUTBOX_OK(store->Close());
 }
 
 }  // namespace

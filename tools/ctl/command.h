@@ -42,6 +42,8 @@ const Command& StatsCommand();
 const Command& ListCommand();
 const Command& ShowCommand();
 const Command& ReplayCommand();
+const Command& RetryStepCommand();
+const Command& CancelCommand();
 const Command& PurgeDeadCommand();
 const Command& GetCommand();
 const Command& EmitCommand();

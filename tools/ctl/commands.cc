@@ -5,8 +5,9 @@
 namespace outbox::ctl {
 
 std::vector<const Command*> AllCommands() {
-  return {&StatsCommand(),     &ListCommand(), &ShowCommand(), &ReplayCommand(),
-          &PurgeDeadCommand(), &GetCommand(),  &EmitCommand()};
+  return {&StatsCommand(),     &ListCommand(),      &ShowCommand(),
+          &ReplayCommand(),    &RetryStepCommand(), &CancelCommand(),
+          &PurgeDeadCommand(), &GetCommand(),       &EmitCommand()};
 }
 
 }  // namespace outbox::ctl

@@ -32,6 +32,19 @@ nlohmann::ordered_json PendingJson(const PendingEvent& event,
                                    bool with_payload);
 nlohmann::ordered_json DeadJson(const DeadLetter& dead, bool with_payload);
 
+// Building blocks of the detail blocks, shared with the workflow's
+// (workflow_text.cc). AddField appends "  label:   value\n" aligned with
+// the others; AppendBody appends `body` (a payload, or a request or response
+// body) under "<indent><label> (N bytes[, truncated]):", as is when a
+// terminal shows it safely, otherwise as base64 (and says so).
+void AddField(std::string* out, absl::string_view label,
+              absl::string_view value);
+void AppendBody(absl::string_view indent, absl::string_view label,
+                absl::string_view body, bool truncated, std::string* out);
+
+// "-" for 0 (no HTTP answer), else the status.
+std::string HttpStatusText(int status);
+
 // Sets members `name` (RFC 3339 UTC) and `name`_unix_ms of `object`; both
 // null for an infinite time (e.g. "no attempt yet").
 void SetTime(absl::string_view name, absl::Time t,

@@ -15,10 +15,6 @@
 namespace outbox::ctl {
 namespace {
 
-std::string HttpStatus(int status) {
-  return status == 0 ? "-" : absl::StrCat(status);
-}
-
 // The fields `list` shows for every event, after id/seq and before the
 // state-specific ones.
 std::string CommonFields(const PendingEvent& e) {
@@ -28,12 +24,7 @@ std::string CommonFields(const PendingEvent& e) {
 
 std::string LastFailure(const PendingEvent& e) {
   return absl::StrCat(" last_error=", Quote(e.last_error),
-                      " http=", HttpStatus(e.last_http_status));
-}
-
-void AddField(std::string* out, absl::string_view label,
-              absl::string_view value) {
-  absl::StrAppendFormat(out, "  %-17s %s\n", absl::StrCat(label, ":"), value);
+                      " http=", HttpStatusText(e.last_http_status));
 }
 
 void AppendEventFields(const PendingEvent& e, std::string* out) {
@@ -58,17 +49,33 @@ void AppendPayload(absl::string_view payload, std::string* out) {
     *out += "  payload:          (empty)\n";
     return;
   }
-  if (IsSafeForTerminal(payload, /*allow_newlines=*/true)) {
-    absl::StrAppend(out, "  payload (", payload.size(), " bytes):\n", payload,
-                    payload.back() == '\n' ? "" : "\n");
-    return;
-  }
-  absl::StrAppend(out, "  payload (", payload.size(),
-                  " bytes, not printable text; base64):\n",
-                  absl::Base64Escape(payload), "\n");
+  AppendBody("  ", "payload", payload, /*truncated=*/false, out);
 }
 
 }  // namespace
+
+void AddField(std::string* out, absl::string_view label,
+              absl::string_view value) {
+  absl::StrAppendFormat(out, "  %-17s %s\n", absl::StrCat(label, ":"), value);
+}
+
+void AppendBody(absl::string_view indent, absl::string_view label,
+                absl::string_view body, bool truncated, std::string* out) {
+  const absl::string_view cut = truncated ? ", truncated" : "";
+  if (IsSafeForTerminal(body, /*allow_newlines=*/true)) {
+    absl::StrAppend(out, indent, label, " (", body.size(), " bytes", cut,
+                    "):\n", body,
+                    body.empty() || body.back() == '\n' ? "" : "\n");
+    return;
+  }
+  absl::StrAppend(out, indent, label, " (", body.size(), " bytes", cut,
+                  ", not printable text; base64):\n", absl::Base64Escape(body),
+                  "\n");
+}
+
+std::string HttpStatusText(int status) {
+  return status == 0 ? "-" : absl::StrCat(status);
+}
 
 std::string PendingLine(const PendingEvent& e) {
   return absl::StrCat(Quote(e.id), " seq=", e.seq, CommonFields(e),

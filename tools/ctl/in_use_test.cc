@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "tests/testing/ctl_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/ctl_fixture.h"
 #include "tests/testing/events.h"
 #include "tests/testing/status.h"
 
@@ -81,6 +81,13 @@ TEST_F(CtlInUseTest, EmitFailsWithTheInUseMessage) {
 TEST_F(CtlInUseTest, ReplayAndPurgeFailWithTheInUseMessage) {
   ExpectInUse({"replay", "--all"});
   ExpectInUse({"purge-dead", "--older-than", "1h"});
+}
+
+TEST_F(CtlInUseTest, RetryStepAndCancelFailWithTheInUseMessage) {
+  ExpectInUse({"retry-step", id_, "reserve"});
+  ExpectInUse({"cancel", id_});
+  absl::StatusOr<WorkflowRecord> workflow = writer_->GetWorkflow(id_);
+  EXPECT_STATUS_CODE(workflow, absl::StatusCode::kNotFound);
 }
 
 }  // namespace

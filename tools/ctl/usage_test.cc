@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "tests/testing/ctl_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/ctl_fixture.h"
 
 namespace outbox::ctl {
 namespace {
@@ -21,8 +21,8 @@ TEST_F(CtlUsageTest, HelpListsEveryCommandAndExitsZero) {
   sink::ExitResult r = CtlNoDb({"--help"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_THAT(r.out, StartsWith("usage: outboxctl --db DIR COMMAND"));
-  for (const char* command :
-       {"stats", "list", "show", "replay", "purge-dead", "get", "emit"}) {
+  for (const char* command : {"stats", "list", "show", "replay", "retry-step",
+                              "cancel", "purge-dead", "get", "emit"}) {
     EXPECT_THAT(r.out, HasSubstr(std::string("\n  ") + command + " "));
   }
   EXPECT_EQ(r.err, "");
@@ -46,6 +46,9 @@ TEST_F(CtlUsageTest, UsageErrorsExitTwoWithTheHelpText) {
       {"show"},                             // missing id
       {"replay"},                           // neither id nor --all
       {"replay", "x", "--all"},             // both
+      {"retry-step", "x"},                  // missing the step
+      {"cancel"},                           // missing id
+      {"cancel", "x", "--reason"},          // missing reason
       {"get", "--table", "sales"},          // missing --key
       {"emit", "--table", "sales"},         // missing the rest
   };

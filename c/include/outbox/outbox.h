@@ -82,6 +82,16 @@ void outbox_txn_emit(outbox_txn* txn, const char* type,
 /* Makes the commit idempotent under `key` (see Txn::SetIdempotencyKey). */
 void outbox_txn_set_idempotency_key(outbox_txn* txn, const char* key);
 
+/* Cancels the workflow of event `event_id` in the same commit as the rest of
+ * the transaction, typically the business change (a sale's status set to
+ * cancelled); see Txn::Cancel. The agent starts no further step of it and
+ * reverts the steps that completed, last first. The first cancel wins:
+ * cancelling again is a no-op. `event_id` is 1..64 bytes; `reason` (for
+ * operators, may be NULL) at most 1024 bytes: outbox_commit refuses a txn
+ * with either out of range (INVALID_ARGUMENT), writing nothing. */
+void outbox_txn_cancel(outbox_txn* txn, const char* event_id,
+                       const char* reason);
+
 /* Commits the transaction in one atomic, fsync'ed write. If `duplicate` is
  * not NULL it is set to 1 when the idempotency key had already been
  * committed (nothing was written). The txn stays the caller's to destroy. */
