@@ -343,6 +343,25 @@ WorkflowAction PlanWorkflow(const workflow::WorkflowSpec& spec,
     state.set_next_revert(-1);
     state.set_started_unix_ms(Millis(now));
   }
+  for (int i = 0; i < state.steps_size(); ++i) {
+    const size_t at = static_cast<size_t>(i);
+    if (at >= spec.steps.size() ||
+        spec.steps[at].name != state.steps(i).name()) {
+      // Steps are stored by position: running the configured ones against
+      // another configuration's progress could skip or repeat a step.
+      a.kind = WorkflowAction::Kind::kSettle;
+      a.settle = Settlement::Kind::kDeadLetterUnsent;
+      state.set_phase(storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
+      state.set_finished_unix_ms(Millis(now));
+      a.reason = absl::StrCat(
+          "needs attention: the workflow's steps changed since it started "
+          "(step ",
+          i, " was \"", state.steps(i).name(), "\", now \"",
+          at < spec.steps.size() ? spec.steps[at].name : "(none)",
+          "\"); nothing was sent; see outboxctl show");
+      return a;
+    }
+  }
   const bool cancelled = record != nullptr && record->cancelled;
   const WorkflowPhase phase = state.phase();
   if (cancelled && (phase == storage::WORKFLOW_PHASE_FORWARD ||

@@ -176,5 +176,15 @@ TEST_F(WorkflowPlanTest, ALongBodyIsCutInTheResultTableOnly) {
   EXPECT_EQ(state.steps(0).response(), R"({"id": "R1"})");
 }
 
+TEST_F(WorkflowPlanTest, StepsChangedUnderAWorkflowStopItWithoutSending) {
+  WorkflowRecord record = After(Answer(Plan(), 200, R"({"id": "R1"})"));
+  config_.workflows[0].steps[0].name = "hold";
+  WorkflowAction a = Plan(&record);
+  EXPECT_EQ(a.kind, WorkflowAction::Kind::kSettle);
+  EXPECT_EQ(a.settle, Settlement::Kind::kDeadLetterUnsent);
+  EXPECT_THAT(a.reason, HasSubstr("steps changed"));
+  EXPECT_EQ(a.state.phase(), storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
+}
+
 }  // namespace
 }  // namespace outbox
