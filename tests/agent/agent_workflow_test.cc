@@ -28,6 +28,21 @@ using ::testing::HasSubstr;
 // The sink's routes: seed 003's services. "simulate" in the request picks a
 // failure: "decline" (billing 422, for good), "ship-down" (shipping 503,
 // retried). inventory echoes "rid" as its reservation id when given.
+// The four requests of an order that goes through (domestic, low risk).
+const std::vector<std::string> kHappyPath = {
+    "POST /api/inventory/reserve", "POST /api/fraud/check",
+    "POST /api/domestic-shipping", "POST /api/billing"};
+// Its compensation once billing failed: shipping, then inventory.
+const std::vector<std::string> kReverts = {
+    "POST /api/domestic-shipping/SHIP-1/cancel",
+    "DELETE /api/inventory/RES-1/release"};
+
+std::vector<std::string> Concat(std::vector<std::string> a,
+                                const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 constexpr char kRoutes[] = R"({"routes": [
   {"route": "POST /api/inventory/reserve",
    "body": {"reservationId": "RES-{counter}"}},
@@ -143,6 +158,25 @@ class AgentWorkflowTest : public testing::AgentSinkTest {
     ASSERT_OUTBOX_OK(store_->Commit(txn));
   }
 
+  // A new agent with `config`, drained until nothing is pending.
+  void RunToEnd(const std::string& config) {
+    std::unique_ptr<Agent> agent = MakeAgent(config);
+    ASSERT_NE(agent, nullptr);
+    DrainAll(agent.get());
+  }
+
+  // Commits an order whose shipping answers 503 (retried) and runs `agent`
+  // until shipping has failed once. Returns the order's id.
+  std::string OrderStuckAtShipping(Agent* agent) {
+    const std::string id = CommitOrder(
+        R"({"riskScore": 10, "shippingType": "domestic", "simulate": "ship-down"})");
+    for (int i = 0; i < 200 && Calls().size() < 3; ++i) {
+      EXPECT_TRUE(agent->RunOnce(absl::Now() + absl::Milliseconds(20)).ok());
+    }
+    EXPECT_EQ(Calls().size(), 3u);
+    return id;
+  }
+
   // Drains until nothing is pending, or `rounds` drains passed.
   void DrainAll(Agent* agent, int rounds = 200) {
     for (int i = 0; i < rounds; ++i) {
@@ -192,13 +226,8 @@ class AgentWorkflowTest : public testing::AgentSinkTest {
 TEST_F(AgentWorkflowTest, FourStepsRunInOrderEachWithItsOwnStableId) {
   const std::string id =
       CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})");
-  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
-  ASSERT_NE(agent, nullptr);
-  DrainAll(agent.get());
-  EXPECT_THAT(
-      Paths(),
-      ElementsAre("POST /api/inventory/reserve", "POST /api/fraud/check",
-                  "POST /api/domestic-shipping", "POST /api/billing"));
+  RunToEnd(WorkflowConfig());
+  EXPECT_THAT(Paths(), ::testing::ElementsAreArray(kHappyPath));
   const std::vector<Call> calls = Calls();
   const char* steps[] = {"reserve", "fraud", "shipping", "billing"};
   for (size_t i = 0; i < calls.size(); ++i) {
@@ -213,9 +242,7 @@ TEST_F(AgentWorkflowTest, FourStepsRunInOrderEachWithItsOwnStableId) {
 
 TEST_F(AgentWorkflowTest, RoutesOnThePayloadAndOnAnEarlierResponse) {
   CommitOrder(R"({"riskScore": 70, "shippingType": "international"})");
-  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
-  ASSERT_NE(agent, nullptr);
-  DrainAll(agent.get());
+  RunToEnd(WorkflowConfig());
   EXPECT_THAT(Paths(), ElementsAre("POST /api/inventory/reserve",
                                    "POST /api/fraud/check",
                                    "POST /api/international-shipping",
@@ -225,16 +252,10 @@ TEST_F(AgentWorkflowTest, RoutesOnThePayloadAndOnAnEarlierResponse) {
 TEST_F(AgentWorkflowTest, DeclinedBillingRevertsShippingThenInventory) {
   const std::string id = CommitOrder(
       R"({"riskScore": 10, "shippingType": "domestic", "simulate": "decline"})");
-  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
-  ASSERT_NE(agent, nullptr);
-  DrainAll(agent.get());
+  RunToEnd(WorkflowConfig());
   // Fraud has no revert: skipped. Ids come from the stored responses.
-  EXPECT_THAT(
-      Paths(),
-      ElementsAre("POST /api/inventory/reserve", "POST /api/fraud/check",
-                  "POST /api/domestic-shipping", "POST /api/billing",
-                  "POST /api/domestic-shipping/SHIP-1/cancel",
-                  "DELETE /api/inventory/RES-1/release"));
+  EXPECT_THAT(Paths(),
+              ::testing::ElementsAreArray(Concat(kHappyPath, kReverts)));
   const std::vector<Call> calls = Calls();
   EXPECT_EQ(calls[4].id, workflow::StepRequestId(id, "shipping", true));
   EXPECT_EQ(calls[5].id, workflow::StepRequestId(id, "reserve", true));
@@ -248,14 +269,9 @@ TEST_F(AgentWorkflowTest, DeclinedBillingRevertsShippingThenInventory) {
 }
 
 TEST_F(AgentWorkflowTest, CancelWhileAStepRetriesStartsNoForwardStepAfter) {
-  const std::string id = CommitOrder(
-      R"({"riskScore": 10, "shippingType": "domestic", "simulate": "ship-down"})");
   std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
   ASSERT_NE(agent, nullptr);
-  // Until shipping has failed once.
-  for (int i = 0; i < 200 && Calls().size() < 3; ++i) {
-    ASSERT_OUTBOX_OK(agent->RunOnce(absl::Now() + absl::Milliseconds(20)));
-  }
+  const std::string id = OrderStuckAtShipping(agent.get());
   CancelOrder(id);
   const size_t before_cancel = Calls().size();
   DrainAll(agent.get());
@@ -284,38 +300,25 @@ TEST_F(AgentWorkflowTest, CancelOfACompletedWorkflowRevertsItOnce) {
   CancelOrder(id);
   CancelOrder(id);  // a second click: a no-op
   DrainAll(agent.get());
-  EXPECT_THAT(
-      Paths(),
-      ElementsAre("POST /api/inventory/reserve", "POST /api/fraud/check",
-                  "POST /api/domestic-shipping", "POST /api/billing",
-                  "POST /api/domestic-shipping/SHIP-1/cancel",
-                  "DELETE /api/inventory/RES-1/release"));
+  EXPECT_THAT(Paths(),
+              ::testing::ElementsAreArray(Concat(kHappyPath, kReverts)));
 }
 
 TEST_F(AgentWorkflowTest, TwoEventsOfOneSaleBothRunAllTheirSteps) {
   // The seed resumed by sale and event type, so the second skipped its steps.
   CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})");
   CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})");
-  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
-  ASSERT_NE(agent, nullptr);
-  DrainAll(agent.get());
-  EXPECT_THAT(
-      Paths(),
-      ElementsAre("POST /api/inventory/reserve", "POST /api/fraud/check",
-                  "POST /api/domestic-shipping", "POST /api/billing",
-                  "POST /api/inventory/reserve", "POST /api/fraud/check",
-                  "POST /api/domestic-shipping", "POST /api/billing"));
+  RunToEnd(WorkflowConfig());
+  EXPECT_THAT(Paths(),
+              ::testing::ElementsAreArray(Concat(kHappyPath, kHappyPath)));
 }
 
 TEST_F(AgentWorkflowTest, ARestartResumesAtTheFirstUnfinishedStep) {
-  const std::string id = CommitOrder(
-      R"({"riskScore": 10, "shippingType": "domestic", "simulate": "ship-down"})");
+  std::string id;
   {
     std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
     ASSERT_NE(agent, nullptr);
-    for (int i = 0; i < 200 && Calls().size() < 3; ++i) {
-      ASSERT_OUTBOX_OK(agent->RunOnce(absl::Now() + absl::Milliseconds(20)));
-    }
+    id = OrderStuckAtShipping(agent.get());
   }
   ASSERT_OUTBOX_OK(store_->Close());
   store_.reset();
@@ -332,9 +335,7 @@ TEST_F(AgentWorkflowTest, ARestartResumesAtTheFirstUnfinishedStep) {
       kRoutes, {{R"("in": ["ship-down"])", R"("in": ["never"])"}});
   StopSink();
   StartSink({"--routes", routes_path_}, port_);
-  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
-  ASSERT_NE(agent, nullptr);
-  DrainAll(agent.get());
+  RunToEnd(WorkflowConfig());
   std::vector<std::string> paths = Paths();
   EXPECT_EQ(
       std::count(paths.begin(), paths.end(), "POST /api/inventory/reserve"), 1);
@@ -350,11 +351,9 @@ TEST_F(AgentWorkflowTest, TemplateValuesArriveEscapedAndEncoded) {
                             {"simulate", "decline"},
                             {"rid", tricky}};
   const std::string id = CommitOrder(payload.dump());
-  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig(
+  RunToEnd(WorkflowConfig(
       "/api/inventory/echo",
       "/api/inventory/{{response:reserve:/reservationId}}/release"));
-  ASSERT_NE(agent, nullptr);
-  DrainAll(agent.get());
   const std::vector<Call> calls = Calls();
   ASSERT_FALSE(calls.empty());
   // The sink logs the decoded path: the value came back whole, as one
@@ -368,10 +367,8 @@ TEST_F(AgentWorkflowTest, TemplateValuesArriveEscapedAndEncoded) {
 TEST_F(AgentWorkflowTest, AReferenceThatDoesNotResolveNeedsAttention) {
   const std::string id = CommitOrder(
       R"({"riskScore": 10, "shippingType": "domestic", "simulate": "decline"})");
-  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig(
-      "/api/inventory/reserve", "/api/inventory/{{response:reserve:/nope}}"));
-  ASSERT_NE(agent, nullptr);
-  DrainAll(agent.get());
+  RunToEnd(WorkflowConfig("/api/inventory/reserve",
+                          "/api/inventory/{{response:reserve:/nope}}"));
   for (const Call& c : Calls()) {
     EXPECT_THAT(c.path, ::testing::Not(HasSubstr("/api/inventory/release")));
     EXPECT_NE(c.method, "DELETE") << "a revert sent with a missing value";
