@@ -24,8 +24,9 @@ constexpr char kUsage[] =
     "Prints the queue's figures: pending events and their stored bytes, the\n"
     "age of the oldest pending event, dead letters, events delivered and\n"
     "dead letters purged (by the agent's dead_letter_retention or by\n"
-    "purge-dead) since the store was created, the size of the store's\n"
-    "files, and the mode of its directory (0700: only its owner may\n"
+    "purge-dead) since the store was created, workflows needing attention\n"
+    "(a revert failed for good: see show and retry-step), the size of the\n"
+    "store's files, and the mode of its directory (0700: only its owner may\n"
     "enter; a store others can reach is refused). Read-only: works while\n"
     "outbox-agent runs.\n"
     "\n"
@@ -66,6 +67,7 @@ absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
     j["dead_letters"] = stats.dead_letters;
     j["delivered_total"] = stats.delivered_total;
     j["dead_letters_purged"] = stats.dead_letters_purged;
+    j["workflows_needing_attention"] = stats.workflows_needing_attention;
     j["store_dir_mode"] = mode_text;
     j["disk_bytes"] = stats.disk_bytes;
     Write(context.out, absl::StrCat(DumpJson(j), "\n"));
@@ -88,6 +90,8 @@ absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
                         "delivered total:", stats.delivered_total);
   absl::StrAppendFormat(&text, "%-20s %d\n",
                         "dead letters purged:", stats.dead_letters_purged);
+  absl::StrAppendFormat(&text, "%-20s %d\n",
+                        "needs attention:", stats.workflows_needing_attention);
   absl::StrAppendFormat(&text, "%-20s %s\n", "store dir mode:", mode_text);
   absl::StrAppendFormat(&text, "%-20s %d\n", "disk bytes:", stats.disk_bytes);
   absl::StrAppendFormat(&text, "%-20s %s\n", "as of:", FormatRfc3339(now));

@@ -35,6 +35,14 @@ TEST_F(CtlRetryStepTest, ResumesCompensationAtTheStepWhoseRevertFailed) {
   EXPECT_EQ(state.steps(0).status(), storage::STEP_STATUS_DONE);
 }
 
+TEST_F(CtlRetryStepTest, StatsCountWorkflowsNeedingAttentionUntilResumed) {
+  const std::string id = NeedsAttention();
+  EXPECT_THAT(Ctl({"stats"}).out, HasSubstr("needs attention:     1\n"));
+  ASSERT_EQ(Ctl({"retry-step", id, "ship"}).exit_code, 0);
+  EXPECT_THAT(Ctl({"stats", "--json"}).out,
+              HasSubstr("\"workflows_needing_attention\":0"));
+}
+
 TEST_F(CtlRetryStepTest, MayResumeCompensationAtAnEarlierStepStillDone) {
   const std::string id = NeedsAttention();
   sink::ExitResult r = Ctl({"retry-step", id, "reserve"});
