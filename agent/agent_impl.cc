@@ -29,6 +29,11 @@ std::vector<std::string> DestinationNames(const AgentConfig& config) {
 
 absl::StatusOr<std::unique_ptr<Agent>> Agent::Create(Store* store,
                                                      AgentOptions options) {
+  return CreateAgentForTest(store, std::move(options), AgentTestOptions());
+}
+
+absl::StatusOr<std::unique_ptr<Agent>> CreateAgentForTest(
+    Store* store, AgentOptions options, const AgentTestOptions& test) {
   if (store == nullptr) {
     return absl::InvalidArgumentError("Agent::Create: store is null");
   }
@@ -38,15 +43,17 @@ absl::StatusOr<std::unique_ptr<Agent>> Agent::Create(Store* store,
           : ParseAgentConfig(options.config_text, "config_text");
   if (!config.ok()) return config.status();
   std::unique_ptr<AgentImpl> agent(
-      new AgentImpl(store, std::move(options), *std::move(config)));
+      new AgentImpl(store, std::move(options), *std::move(config), test));
   OUTBOX_RETURN_IF_ERROR(agent->Init());
   return std::unique_ptr<Agent>(std::move(agent));
 }
 
-AgentImpl::AgentImpl(Store* store, AgentOptions options, AgentConfig config)
+AgentImpl::AgentImpl(Store* store, AgentOptions options, AgentConfig config,
+                     const AgentTestOptions& test)
     : store_(store),
       options_(std::move(options)),
       config_(std::move(config)),
+      test_(test),
       clock_(options_.clock != nullptr ? options_.clock : SystemClock()),
       transport_(std::move(options_.transport)),
       reachability_(DestinationNames(config_), config_.agent.probe_interval_min,

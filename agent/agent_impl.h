@@ -39,6 +39,20 @@
 
 namespace outbox {
 
+// Deliberately broken variants of the agent, so that crash suites can prove
+// they catch what they claim to (as StoreTestOptions does for the store).
+// Never set outside tests.
+struct AgentTestOptions {
+  // A round that settled a workflow step's (or revert's) result plans the
+  // next one without syncing the store first: the next request may leave
+  // while the result it follows is only in the unsynced log.
+  bool skip_workflow_sync = false;
+};
+
+// Agent::Create, with `test`'s broken variants.
+absl::StatusOr<std::unique_ptr<Agent>> CreateAgentForTest(
+    Store* store, AgentOptions options, const AgentTestOptions& test);
+
 class AgentImpl final : public Agent {
  public:
   ~AgentImpl() override;
@@ -54,6 +68,8 @@ class AgentImpl final : public Agent {
 
  private:
   friend class Agent;
+  friend absl::StatusOr<std::unique_ptr<Agent>> CreateAgentForTest(
+      Store*, AgentOptions, const AgentTestOptions&);
 
   // A workflow step (or revert) in flight: what was planned for it.
   struct WorkflowFlight {
@@ -67,7 +83,8 @@ class AgentImpl final : public Agent {
     std::unique_ptr<WorkflowFlight> workflow;  // null: a plain event
   };
 
-  AgentImpl(Store* store, AgentOptions options, AgentConfig config);
+  AgentImpl(Store* store, AgentOptions options, AgentConfig config,
+            const AgentTestOptions& test);
   absl::Status Init();
 
   // The agent's own schedule (probes, retries' wake-ups, pauses) runs on the
@@ -148,6 +165,7 @@ class AgentImpl final : public Agent {
   Store* const store_;
   AgentOptions options_;
   const AgentConfig config_;
+  const AgentTestOptions test_;
   Clock* const clock_;
   std::unique_ptr<HttpTransport> transport_;
   std::unique_ptr<NetlinkMonitor> netlink_;

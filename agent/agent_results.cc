@@ -97,6 +97,7 @@ absl::Status AgentImpl::FlushSettlements() {
   absl::flat_hash_set<std::string> gone(result->not_pending.begin(),
                                         result->not_pending.end());
   bool step_done = false;
+  bool revert_done = false;
   for (const Settlement& s : batch) {
     if (gone.contains(s.event.id)) {
       // Only this agent writes the queue while it runs, so the event was
@@ -108,7 +109,9 @@ absl::Status AgentImpl::FlushSettlements() {
     }
     CountInMetrics(s, unsent);
     LogWorkflowSettlement(s);
-    step_done = step_done || s.kind == Settlement::Kind::kStepDone;
+    if (s.kind == Settlement::Kind::kStepDone) {
+      (SettlesRevert(s) ? revert_done : step_done) = true;
+    }
     switch (s.kind) {
       case Settlement::Kind::kDelivered:
         ++stats_.delivered;
@@ -133,11 +136,14 @@ absl::Status AgentImpl::FlushSettlements() {
     unsynced_ = true;
     unsynced_since_ = Steady();
   }
-  if (!step_done) return absl::OkStatus();
-  // A workflow step finished: its result must be durable before the next
-  // step starts (this round plans it), or a power cut could lose a step the
-  // receiver already acted on while a later one went out.
+  if (!step_done && !revert_done) return absl::OkStatus();
+  // A workflow step (or revert) finished: its result must be durable before
+  // the next one starts (this round plans it), or a power cut could lose a
+  // step the receiver already acted on while a later one went out.
+  if (step_done) internal::CrashPoint(internal::kWorkflowStepBeforeSync);
+  if (revert_done) internal::CrashPoint(internal::kWorkflowRevertBeforeSync);
   next_due_ = absl::InfinitePast();
+  if (test_.skip_workflow_sync) return absl::OkStatus();
   return SyncIfDue(/*now_please=*/true);
 }
 

@@ -31,7 +31,8 @@ absl::StatusOr<bool> AgentImpl::StartWorkflowEvent(
   const uint64_t tag = next_tag_++;
   HttpRequest request =
       BuildWorkflowRequest(action, event, config_.agent, now, tag);
-  internal::CrashPoint(internal::kAgentBeforeSend);
+  internal::CrashPoint(action.revert ? internal::kWorkflowRevertBeforeSend
+                                     : internal::kWorkflowStepBeforeSend);
   absl::Status started = transport_->Start(std::move(request));
   if (absl::IsResourceExhausted(started)) return false;  // next round
   if (!started.ok()) {
@@ -75,6 +76,10 @@ Settlement AgentImpl::SettleWorkflowAnswer(InFlight flight, const Decision& d,
                                            const HttpResult& result,
                                            absl::Time now) {
   const WorkflowFlight& w = *flight.workflow;
+  // The receiver may have acted on it: a power cut before its result is
+  // written means the same request again, with the same id.
+  internal::CrashPoint(w.action.revert ? internal::kWorkflowRevertAfterAnswer
+                                       : internal::kWorkflowStepAfterAnswer);
   return WorkflowSettlement(w.action, *w.spec, d, result,
                             std::move(flight.event), config_.agent, now);
 }

@@ -301,6 +301,13 @@ Settlement WorkflowSettlement(const WorkflowAction& action,
   return s;
 }
 
+bool SettlesRevert(const Settlement& s) {
+  // The answer's row is the last one (WorkflowSettlement).
+  storage::StepResult row;
+  return !s.workflow_results.empty() &&
+         row.ParseFromString(s.workflow_results.back()) && row.revert();
+}
+
 Settlement FinalSettlement(const WorkflowAction& action, PendingEvent event) {
   Settlement s;
   s.kind = action.settle;

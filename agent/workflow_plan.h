@@ -87,6 +87,10 @@ Settlement WorkflowSettlement(const WorkflowAction& action,
                               const HttpResult& result, PendingEvent event,
                               const AgentSettings& settings, absl::Time now);
 
+// Whether `s`, a kStepDone settlement made by WorkflowSettlement, records a
+// revert's answer (else a step's).
+bool SettlesRevert(const Settlement& s);
+
 // The settlement of a kSettle action, or of the decisions a kSend action
 // made before sending when nothing can be sent. `event` as NextDue gave it.
 Settlement FinalSettlement(const WorkflowAction& action, PendingEvent event);

@@ -27,6 +27,19 @@ inline constexpr char kGroupBeforeWrite[] = "group.before_write";
 inline constexpr char kAgentBeforeSend[] = "agent.before_send";
 inline constexpr char kAgentAfterAnswer[] = "agent.after_answer";
 inline constexpr char kAttemptBeforeWrite[] = "attempt.before_write";
+// A workflow's requests (agent/agent_workflow.cc), a step's and a revert's
+// apart: before the request leaves (the previous result synced), once its
+// answer is in (its result not written yet), and once a round wrote the
+// result but has not synced it (the next step not planned yet).
+inline constexpr char kWorkflowStepBeforeSend[] = "workflow.step.before_send";
+inline constexpr char kWorkflowStepAfterAnswer[] = "workflow.step.after_answer";
+inline constexpr char kWorkflowStepBeforeSync[] = "workflow.step.before_sync";
+inline constexpr char kWorkflowRevertBeforeSend[] =
+    "workflow.revert.before_send";
+inline constexpr char kWorkflowRevertAfterAnswer[] =
+    "workflow.revert.after_answer";
+inline constexpr char kWorkflowRevertBeforeSync[] =
+    "workflow.revert.before_sync";
 inline constexpr char kDeliveredBeforeWrite[] = "delivered.before_write";
 inline constexpr char kDeadLetterBeforeWrite[] = "dead_letter.before_write";
 inline constexpr char kReplayBeforeWrite[] = "replay.before_write";

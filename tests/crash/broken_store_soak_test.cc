@@ -1,8 +1,9 @@
 // Copyright (c) edge-outbox authors.
 //
 // The soak can fail: run against the deliberately broken store variants
-// (lib/store_impl.h, StoreTestOptions), it must report the violation each
-// one causes, under the name of the check meant for it (soak_violation.h).
+// (lib/store_impl.h, StoreTestOptions) and agent variants (agent/
+// agent_impl.h, AgentTestOptions), it must report the violation each one
+// causes, under the name of the check meant for it (soak_violation.h).
 // Each run stops at the first cycle with a violation.
 
 #include <cstdio>
@@ -19,12 +20,15 @@ namespace {
 // Far more cycles than any variant needs to be caught.
 constexpr int kBrokenCycles = 600;
 
-SoakReport RunBroken(const StoreTestOptions& broken) {
+SoakReport RunBroken(
+    const StoreTestOptions& broken,
+    const AgentTestOptions& broken_agent = AgentTestOptions()) {
   SoakOptions options;
   options.cycles = kBrokenCycles;
   options.seed = SoakSeedFromEnv();
   options.store_test = broken;
-  std::printf("broken-store soak: seed %llu (OUTBOX_SOAK_SEED)\n",
+  options.agent_test = broken_agent;
+  std::printf("broken soak: seed %llu (OUTBOX_SOAK_SEED)\n",
               static_cast<unsigned long long>(options.seed));
   const SoakReport report = RunPowerCutSoak(options);
   std::printf(
@@ -110,6 +114,19 @@ TEST(BrokenStoreSoakTest, InconsistentQueueStateIsCaughtByReopenFailedAlone) {
   const SoakReport report = RunBroken(broken);
   ASSERT_FALSE(report.violations.empty()) << report.Summary();
   EXPECT_EQ(report.FiredChecks(), Names{"reopen_failed"})
+      << report.ViolationReport();
+}
+
+// A round that settled a workflow step's (or revert's) result plans the
+// next one without a sync: the next request leaves while the result it
+// follows is only in the unsynced log, so a cut then would lose a step the
+// receiver acted on while a later one went out.
+TEST(BrokenAgentSoakTest, SkippedWorkflowSyncIsCaughtAsStepNotDurable) {
+  AgentTestOptions broken;
+  broken.skip_workflow_sync = true;
+  const SoakReport report = RunBroken(StoreTestOptions(), broken);
+  ASSERT_FALSE(report.violations.empty()) << report.Summary();
+  EXPECT_TRUE(report.HasViolation(ViolationKind::kStepNotDurable))
       << report.ViolationReport();
 }
 

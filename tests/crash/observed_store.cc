@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "proto/storage.pb.h"
 
 namespace outbox::testing {
 namespace {
@@ -17,6 +18,10 @@ namespace {
 // synced write (a Commit, Sync(), Close).
 constexpr bool kAcksAreSynced = true;
 constexpr bool kOtherWritesAreSynced = true;
+
+bool IsWorkflow(const Settlement& s) {
+  return !s.workflow_state.empty() || !s.workflow_results.empty();
+}
 
 }  // namespace
 
@@ -59,10 +64,16 @@ absl::StatusOr<DueEvents> ObservedStore::NextDue(
 
 absl::StatusOr<SettleResult> ObservedStore::Settle(
     const std::vector<Settlement>& settlements) {
+  // A workflow's settlement is no acknowledgement of its event (a completed
+  // workflow may be queued again by a cancel): what it acknowledges is its
+  // step's or revert's 2xx result.
+  auto acks = [](const Settlement& s) {
+    return s.kind == Settlement::Kind::kDelivered && !IsWorkflow(s);
+  };
   {
     absl::MutexLock l(&mu_);
     for (const Settlement& s : settlements) {
-      if (s.kind == Settlement::Kind::kDelivered) ledger_->OnCalled(s.event.id);
+      if (acks(s)) ledger_->OnCalled(s.event.id);
     }
   }
   absl::StatusOr<SettleResult> result = base_->Settle(settlements);
@@ -71,8 +82,13 @@ absl::StatusOr<SettleResult> ObservedStore::Settle(
                                               result->not_pending.end());
   absl::MutexLock l(&mu_);
   for (const Settlement& s : settlements) {
-    if (s.kind == Settlement::Kind::kDelivered && !gone.contains(s.event.id)) {
-      ledger_->OnReturned(s.event.id, /*synced=*/false, receipts_());
+    if (gone.contains(s.event.id)) continue;
+    if (acks(s)) ledger_->OnReturned(s.event.id, /*synced=*/false, receipts_());
+    for (const std::string& encoded : s.workflow_results) {
+      storage::StepResult row;
+      if (row.ParseFromString(encoded) && row.outcome() == "done") {
+        ledger_->OnResultReturned(row.request_id());
+      }
     }
   }
   return result;

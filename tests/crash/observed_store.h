@@ -2,9 +2,9 @@
 //
 // ObservedStore: a Store that forwards every call to another and tells an
 // AckLedger when an acknowledgement (MarkDelivered, or a delivered event in
-// Settle) was made and returned, and when a synced write returned, so that
-// the power-cut soak knows which acknowledgements were durable when the
-// power went.
+// Settle) or a workflow step's 2xx result (a Settle row with outcome
+// "done") was made and returned, and when a synced write returned, so that
+// the power-cut soak knows which of them were durable when the power went.
 
 #ifndef OUTBOX_TESTS_CRASH_OBSERVED_STORE_H_
 #define OUTBOX_TESTS_CRASH_OBSERVED_STORE_H_

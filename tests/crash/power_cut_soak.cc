@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lib/crash_points.h"
 #include "tests/crash/power_cut_soak_impl.h"
@@ -65,20 +66,26 @@ absl::Status PowerCutSoak::OpenStore() {
   return absl::OkStatus();
 }
 
-void PowerCutSoak::StartAgent() {
+AgentOptions PoweredAgentOptions(std::string config_text, Receiver* receiver,
+                                 FaultInjectionFileSystem* fs, Clock* clock) {
   AgentOptions options;
-  options.config_text = SoakAgentConfig();
-  FaultInjectionFileSystem* fs = fs_.get();
+  options.config_text = std::move(config_text);
   options.transport = std::make_unique<RecordingTransport>(
-      &receiver_, [fs] { return !fs->IsDead(); });
+      receiver, [fs] { return !fs->IsDead(); });
   options.watch_network = false;
-  options.clock = &clock_;
+  options.clock = clock;
+  return options;
+}
+
+void PowerCutSoak::StartAgent() {
+  AgentOptions options =
+      PoweredAgentOptions(SoakAgentConfig(), &receiver_, fs_.get(), &clock_);
   options.log = [this](const LogRecord& r) {
     agent_log_.push_back(absl::StrCat(LogEventName(r.event), ": ", r.message));
     if (agent_log_.size() > kAgentLogLines) agent_log_.pop_front();
   };
-  absl::StatusOr<std::unique_ptr<Agent>> agent =
-      Agent::Create(observed_.get(), std::move(options));
+  absl::StatusOr<std::unique_ptr<Agent>> agent = CreateAgentForTest(
+      observed_.get(), std::move(options), options_.agent_test);
   Expect(agent.status(), "creating the agent");
   if (agent.ok()) agent_ = std::move(*agent);
 }
@@ -149,6 +156,7 @@ std::string PowerCutSoak::CutDuringReopen(const CutPlan& plan) {
 
 void PowerCutSoak::RunCycle(int cycle) {
   violations_.clear();
+  const size_t receipts_before = receiver_.log().size();
   const CutPlan plan =
       DrawCutPlan(&gen_, options_.store_test.split_commit_batches,
                   ops_per_cycle_, ops_per_open_);
@@ -168,6 +176,10 @@ void PowerCutSoak::RunCycle(int cycle) {
     where = CutDuringReopen(plan);
   }
   ++report_.cuts[where];
+  if (absl::StartsWith(where, "workflow.") &&
+      where.find("not reached") == std::string::npos) {
+    ++report_.workflows.cuts;
+  }
 
   // Read before the store's open recounts anything (see soak_disk.h).
   absl::StatusOr<DiskState> disk =
@@ -187,6 +199,12 @@ void PowerCutSoak::RunCycle(int cycle) {
     report_.events_checked +=
         model_.Check(store_.get(), *disk, receiver_.log(),
                      last ? SIZE_MAX : options_.rolling_checks, &violations_);
+  }
+  for (size_t i = receipts_before; i < receiver_.log().size(); ++i) {
+    if (model_.workflows().FindRequest(receiver_.log()[i].webhook_id)) {
+      ++report_.workflows.cycles;
+      break;
+    }
   }
   if (!violations_.empty()) {
     report_.violations = violations_;
@@ -219,6 +237,10 @@ SoakReport PowerCutSoak::Run() {
   }
   report_.receipts = receiver_.log().size();
   report_.acks = model_.acks()->counts();
+  WorkflowCounts workflows = model_.workflows().counts();
+  workflows.cycles = report_.workflows.cycles;
+  workflows.cuts = report_.workflows.cuts;
+  report_.workflows = workflows;
   report_.passages = cut_.passages();
   if (store_ != nullptr) store_->Close().IgnoreError();
   store_.reset();

@@ -11,9 +11,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
+#include "agent/agent_impl.h"
 #include "lib/store_impl.h"
+#include "outbox/agent.h"
+#include "outbox/clock.h"
 #include "tests/crash/soak_report.h"
+#include "tests/fault_fs/fault_injection_fs.h"
+#include "tests/testing/recording_transport.h"
 
 namespace outbox::testing {
 
@@ -27,8 +33,10 @@ struct SoakOptions {
   // interleave, so a replayed seed may part ways with the original run
   // after its first such cut. Default: 1.
   uint64_t seed = 1;
-  // The store under test; the broken variants prove the soak can fail.
+  // The store and the agent under test; their broken variants prove the
+  // soak can fail.
   StoreTestOptions store_test;
+  AgentTestOptions agent_test;
   // Settled (delivered) transactions re-read per cycle, round robin; the
   // last cycle re-reads all of them. Default: 16.
   size_t rolling_checks = 16;
@@ -36,6 +44,13 @@ struct SoakOptions {
   // a long soak shows it is alive. Default: 0.
   int progress_every = 0;
 };
+
+// Options for the agent of a device whose power is `fs`: its requests reach
+// `receiver` only while `fs` is alive (a dead one lost its power), on
+// `clock`, network changes not watched. All borrowed; they must outlive the
+// agent.
+AgentOptions PoweredAgentOptions(std::string config_text, Receiver* receiver,
+                                 FaultInjectionFileSystem* fs, Clock* clock);
 
 // Runs the soak in a fresh temporary directory. Installs the process-wide
 // crash hook (lib/crash_points.h) for its duration.

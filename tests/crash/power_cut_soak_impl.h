@@ -47,9 +47,10 @@ inline constexpr absl::Duration kSoakClockJump = absl::Hours(24 * 365 * 6);
 // Every this many cycles, one burst and one jump are not left to chance.
 inline constexpr int kSoakForcedEvery = 8;
 
-// The agent's configuration: one destination, the receiver; retries,
+// The agent's configuration: the receiver as one destination for events,
+// and as one per step of the soak's workflow (SoakWorkflowConfig); retries,
 // Retry-After and probes wait at most 1 s; dead letters are purged by the
-// soak itself, never by the agent.
+// soak itself, never by the agent, and finished workflows kept.
 std::string SoakAgentConfig();
 
 // One soak run. Thread-compatible, driven by one thread; one per process at

@@ -6,9 +6,13 @@
 // delivery agent sending to an in-process receiver that answers 2xx, 5xx,
 // 429, 400, loses answers or is unreachable. It commits a random mix of
 // records and events (ordering keys or none, idempotency keys fresh or
-// repeated, some delivered later), now and then from 2-4 threads at once (a
-// burst: the writers queue behind a group commit leader), delivers, replays
-// and purges dead letters, sets the wall clock six years back or forward (or
+// repeated, some delivered later; a fifth of the events run a workflow of
+// three steps, two with a revert, soak_workflows.h, and some transactions
+// cancel a recent workflow, running or completed), now and then from 2-4
+// threads at once (a burst: the writers queue behind a group commit leader),
+// delivers (a step answered 400, or failing four times, is compensated; so
+// is a cancel; a revert failing so needs attention), replays and purges
+// dead letters, sets the wall clock six years back or forward (or
 // back again) while the monotonic clock goes on, and cuts the power: at a
 // named crash point (lib/crash_points.h) on whichever thread passes it, at a
 // random file operation (in the workload, in a group's write, in a
@@ -31,8 +35,9 @@
 //   1. The store reopens without repair.                     [reopen_failed]
 //   2. Nothing acknowledged is lost: every commit that returned OK still has
 //      its records, and each of its events is pending, dead-lettered (or
-//      purged as such), or was answered 2xx by the receiver. Never simply
-//      gone, whichever thread committed it.                    [lost_commit]
+//      purged as such), or was answered 2xx by the receiver (a workflow
+//      event: its stored workflow completed, or compensated after a cancel).
+//      Never simply gone, whichever thread committed it.       [lost_commit]
 //   3. Both or neither, judged from the stored data itself (a record's value
 //      names its events, an event's payload names its records): no event
 //      without its records, no record without its events. A commit that
@@ -67,8 +72,11 @@
 //  10. delivered_total, as persisted, equals the number of events reopens
 //      showed removed after MarkDelivered, each counted once, and so lies
 //      between the durable acks and the events both acknowledged and answered
-//      2xx by the receiver.                           [delivered_total_wrong]
-//  11. Dead letters only where the retry policy says: after max_attempts
+//      2xx by the receiver; plus the times workflow events left the queue as
+//      their stored workflows say (completed once, compensated after a
+//      cancel once more).                             [delivered_total_wrong]
+//  11. Dead letters only where the retry policy says (a workflow's: as its
+//      workflow says, 18): after max_attempts
 //      (4) attempts, or when the receiver rejected the event for good (400).
 //      Never because the wall clock jumped: the retry age counts each gap
 //      between attempts at most the longest wait (1 s; NextRetryAge), so
@@ -78,16 +86,54 @@
 //      pending event plus 6; checked right after the jump (the running agent
 //      and store), and again at the start of the next cycle (the index a
 //      reopen rebuilt from stored due times, as of the jumped clock) until
-//      a drain runs with the power on.                            [stalled]
+//      a drain runs with the power on (a workflow gets one round per request
+//      it may still make, and one more).                          [stalled]
+// Workflows (the soak's workflow events; a step's or a revert's 2xx result
+// is durable once a synced write covered the agent's Settle of it, or once
+// a reopen showed it stored, soak_acks.h):
+//  13. Results are durable before the next step: the receiver gets a step's
+//      request for the first time only once the step before it has a
+//      durable 2xx result, and a revert only once each later revert it got
+//      has one.                                        [step_not_durable]
+//  14. A durable result stays: every reopen shows it in the stored workflow
+//      (the step done, or reverted since; the revert reverted).
+//                                                           [result_lost]
+//  15. A workflow resumes where it stopped: a step whose 2xx result was
+//      durable is never sent again (before that, a resend has the same id
+//      and body, 4).                                        [step_resent]
+//  16. Each revert completes at most once: it is sent only under its own id
+//      (its URL names its step and the stored answer it undoes, its body its
+//      event), and never again once its 2xx result was durable.
+//                                                       [revert_repeated]
+//  17. No forward step after compensation began: once the receiver got a
+//      revert of a workflow, it gets none of its steps. And last first: the
+//      first arrivals of a workflow's reverts come in descending step order.
+//                                    [forward_after_compensation, revert_order]
+//  18. After every reopen (and the last), each committed workflow event is
+//      pending with its workflow not started, forward, compensating, or
+//      completed and cancelled since; dead-lettered, compensated after a
+//      failure or needing attention; or gone, completed or compensated after
+//      a cancel (or purged as a dead letter). Its stored steps agree with
+//      what the receiver got: a step stored as answered got a 2xx whose body
+//      it keeps, a reverted step's revert a 2xx, a failed one a request, and
+//      a revert undoes an answer the receiver gave that step; a completed
+//      workflow had no revert, a compensated one has no step left done, one
+//      that needs attention a failed revert. A committed cancel is stored
+//      (else lost_commit).                           [workflow_state_wrong]
 // Also: no call fails while the power is on and a clean close succeeds
 // [unexpected_error]. Counted: event checks (each event of each open
 // transaction per cycle, each receipt, each stored entry, each ack and each
 // counter comparison), acks returned, acks undone while uncovered (allowed),
 // deliveries confirmed by a reopen, burst commits and the group writes they
-// made, clock jumps and drains. Delivered transactions leave the
-// per-cycle check and are re-read round robin (16 per cycle), and all of
-// them after the last cycle. broken_store_soak_test.cc proves the checks
-// fire, each on the broken store variant meant for it.
+// made, clock jumps and drains; workflow events and cancels, step and revert
+// requests, how the workflows stand at the end, workflows a reopen found
+// half-way, step results returned, covered and undone while uncovered
+// (allowed), cycles with workflow requests and cuts at workflow points.
+// Delivered transactions (and finished workflows) leave the per-cycle check
+// and are re-read round robin (16 per cycle), and all of them after the last
+// cycle. broken_store_soak_test.cc proves the checks fire, each on the
+// broken store or agent variant meant for it; soak_workflows_test.cc the
+// workflow checks no variant breaks, on hand-made cases.
 //
 // OUTBOX_SOAK_CYCLES sets the cycle count (default 2000; `ctest -L soak`
 // runs 20,000), OUTBOX_SOAK_SEED replays a run (up to its first cut at a
@@ -96,7 +142,9 @@
 #include "tests/crash/power_cut_soak.h"
 
 #include <cstdio>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/crash/soak_cut_plan.h"
@@ -132,10 +180,25 @@ TEST(PowerCutSoakTest, NothingCommittedIsEverLost) {
   EXPECT_LT(report.burst_groups, report.burst_written);
   EXPECT_GT(report.clock_jumps, 0u);
   EXPECT_GT(report.drains, 0u);
+  // Workflows ran, and were found half-way by reopens.
+  EXPECT_GT(report.workflows.events, 0u);
+  EXPECT_GT(report.workflows.steps, 0u);
+  EXPECT_GT(report.acks.results_covered, 0u);
+  EXPECT_GT(report.workflows.resumed, 0u);
   // A soak whose cuts stopped landing would pass without testing anything:
-  // in a run of this size every named point is cut at least once.
+  // in a run of this size every named point is cut at least once, and
+  // workflows end in every way.
   if (options.cycles >= 1000) {
-    for (const char* point : kSoakNamedPoints) {
+    EXPECT_GT(report.workflows.cancels, 0u);
+    EXPECT_GT(report.workflows.reverts, 0u);
+    EXPECT_GT(report.workflows.completed, 0u);
+    EXPECT_GT(report.workflows.compensated, 0u);
+    EXPECT_GT(report.workflows.needs_attention, 0u);
+    std::vector<const char*> points(std::begin(kSoakNamedPoints),
+                                    std::end(kSoakNamedPoints));
+    points.insert(points.end(), std::begin(kSoakWorkflowPoints),
+                  std::end(kSoakWorkflowPoints));
+    for (const char* point : points) {
       auto it = report.cuts.find(point);
       EXPECT_TRUE(it != report.cuts.end() && it->second > 0)
           << "no power cut at " << point;

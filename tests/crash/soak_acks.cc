@@ -27,6 +27,29 @@ void AckLedger::OnReturned(const std::string& id, bool synced,
 void AckLedger::OnSyncedWrite(size_t receipts) {
   for (const std::string& id : uncovered_) Cover(id, receipts);
   uncovered_.clear();
+  for (const std::string& id : uncovered_results_) {
+    if (durable_results_.emplace(id, receipts).second) {
+      ++counts_.results_covered;
+    }
+  }
+  uncovered_results_.clear();
+}
+
+void AckLedger::OnResultReturned(const std::string& request_id) {
+  ++counts_.results_returned;
+  uncovered_results_.push_back(request_id);
+}
+
+void AckLedger::OnResultStored(const std::string& request_id, size_t receipts) {
+  durable_results_.emplace(request_id, receipts);  // the earliest stays
+  uncovered_results_.erase(std::remove(uncovered_results_.begin(),
+                                       uncovered_results_.end(), request_id),
+                           uncovered_results_.end());
+}
+
+size_t AckLedger::ResultDurableAt(const std::string& request_id) const {
+  auto it = durable_results_.find(request_id);
+  return it == durable_results_.end() ? kNotDurable : it->second;
 }
 
 void AckLedger::Cover(const std::string& id, size_t receipts) {
@@ -36,6 +59,7 @@ void AckLedger::Cover(const std::string& id, size_t receipts) {
 
 uint64_t AckLedger::Check(const DiskState& disk,
                           const std::vector<ReceivedRequest>& log,
+                          uint64_t workflow_deliveries,
                           std::vector<Violation>* out) {
   uint64_t checked = 0;
   for (const auto& [id, ack] : open_) {
@@ -57,6 +81,8 @@ uint64_t AckLedger::Check(const DiskState& disk,
   }
   open_.clear();
   uncovered_.clear();  // whatever was not covered went with the power
+  counts_.results_lost_uncovered += uncovered_results_.size();
+  uncovered_results_.clear();
   for (; log_seen_ < log.size(); ++log_seen_, ++checked) {
     const ReceivedRequest& r = log[log_seen_];
     if (r.answer == Answer::kOk) answered_ok_.insert(r.webhook_id);
@@ -71,23 +97,35 @@ uint64_t AckLedger::Check(const DiskState& disk,
       durable_.erase(it);
     }
   }
-  CheckDeliveredTotal(disk, out);
+  CheckDeliveredTotal(disk, workflow_deliveries, out);
   return checked + 1;
 }
 
 // The window the guarantee allows: at least every durable ack, at most every
 // event MarkDelivered was called for and the receiver answered 2xx; and
-// exactly the events a reopen showed removed after MarkDelivered, each once.
+// exactly the events a reopen showed removed after MarkDelivered, each once,
+// beside the workflow events' share.
 void AckLedger::CheckDeliveredTotal(const DiskState& disk,
+                                    uint64_t workflow_deliveries,
                                     std::vector<Violation>* out) {
   ++counts_.total_checks;
-  const uint64_t total = disk.queue.delivered_total();
+  const uint64_t stored = disk.queue.delivered_total();
+  if (stored < workflow_deliveries) {
+    out->push_back({ViolationKind::kDeliveredTotalWrong,
+                    absl::StrCat("persisted delivered_total is ", stored,
+                                 ", fewer than the ", workflow_deliveries,
+                                 " times stored workflows say they left the "
+                                 "queue as delivered")});
+    return;
+  }
+  const uint64_t total = stored - workflow_deliveries;
   const uint64_t lower = durable_.size();
   const uint64_t upper = std::min(called_.size(), answered_ok_.size());
   if (total == delivered_.size() && lower <= total && total <= upper) return;
   out->push_back(
       {ViolationKind::kDeliveredTotalWrong,
-       absl::StrCat("persisted delivered_total is ", total, "; reopens showed ",
+       absl::StrCat("persisted delivered_total is ", stored, " (",
+                    workflow_deliveries, " of it workflows); reopens showed ",
                     delivered_.size(),
                     " events removed after MarkDelivered; durable acks ", lower,
                     ", events acknowledged ", called_.size(),

@@ -9,9 +9,12 @@
 // may show its event again, and the receiver must never get it again. An
 // uncovered ack may be lost in a cut; its event is then pending again and
 // goes out once more with the same id and body (SoakModel checks those).
-// Today every write is synced, so every ack is covered when it returns;
-// acks written unsynced and batched (the backlog issue) are covered only by
-// the next synced write.
+// MarkDelivered's write is synced, so its ack is covered when it returns;
+// the agent's Settle is unsynced and covered only by the next synced write.
+//
+// A workflow step's (or revert's) 2xx result, settled with the workflow's
+// state, is tracked the same way: durable once covered, or once a reopen
+// showed it stored (SoakModel's workflow checks judge the next step by it).
 
 #ifndef OUTBOX_TESTS_CRASH_SOAK_ACKS_H_
 #define OUTBOX_TESTS_CRASH_SOAK_ACKS_H_
@@ -35,6 +38,11 @@ struct AckCounts {
   uint64_t lost_uncovered = 0;  // of those, undone by a cut: allowed
   uint64_t confirmed = 0;       // events a reopen showed removed as delivered
   uint64_t total_checks = 0;    // delivered_total comparisons made
+  // Workflow results: 2xx results of steps and reverts settled, covered by
+  // a synced write, and undone by a cut while uncovered (allowed).
+  uint64_t results_returned = 0;
+  uint64_t results_covered = 0;
+  uint64_t results_lost_uncovered = 0;
 };
 
 // Thread-compatible: the soak drives it from its one thread.
@@ -45,17 +53,31 @@ class AckLedger {
   // It returned OK; `synced` if its own write was synced. `receipts` is the
   // receiver's log size at that moment.
   void OnReturned(const std::string& id, bool synced, size_t receipts);
-  // A synced write returned OK: every ack that returned before it is covered.
+  // A synced write returned OK: every ack (and workflow result) that
+  // returned before it is covered.
   void OnSyncedWrite(size_t receipts);
+
+  // The agent's Settle returned, unsynced, with the 2xx result of workflow
+  // request `request_id` (a step's or a revert's webhook-id).
+  void OnResultReturned(const std::string& request_id);
+  // A reopen showed that result stored, the receiver's log at `receipts`.
+  void OnResultStored(const std::string& request_id, size_t receipts);
+  // The receiver's log size when the result of `request_id` became durable
+  // (every arrival from there on came after), or kNotDurable.
+  static constexpr size_t kNotDurable = SIZE_MAX;
+  size_t ResultDurableAt(const std::string& request_id) const;
 
   // After a reopen, with `disk` read before the store opened and the
   // receiver's whole `log`: settles the acks made since the last call
   // (durable_ack_lost if a covered one is undone), checks the receipts not
   // seen before (durable_ack_lost for a send after a covered ack) and the
-  // persisted delivered_total (delivered_total_wrong). Returns the number of
-  // checks made.
+  // persisted delivered_total (delivered_total_wrong), of which
+  // `workflow_deliveries` are workflow events leaving the queue (they take
+  // no ack here). Forgets the workflow results still uncovered: the cut took
+  // them, unless the reopen showed them (OnResultStored, called before).
+  // Returns the number of checks made.
   uint64_t Check(const DiskState& disk, const std::vector<ReceivedRequest>& log,
-                 std::vector<Violation>* out);
+                 uint64_t workflow_deliveries, std::vector<Violation>* out);
 
   const AckCounts& counts() const { return counts_; }
 
@@ -65,7 +87,8 @@ class AckLedger {
     bool covered = false;
   };
   void Cover(const std::string& id, size_t receipts);
-  void CheckDeliveredTotal(const DiskState& disk, std::vector<Violation>* out);
+  void CheckDeliveredTotal(const DiskState& disk, uint64_t workflow_deliveries,
+                           std::vector<Violation>* out);
 
   // Acks called since the last Check, by event id.
   absl::flat_hash_map<std::string, Ack> open_;
@@ -79,6 +102,10 @@ class AckLedger {
   absl::flat_hash_set<std::string> called_;       // ever, distinct
   absl::flat_hash_set<std::string> answered_ok_;  // receiver 2xx, distinct
   size_t log_seen_ = 0;
+  // Workflow results returned and not yet covered, and the durable ones with
+  // the receiver's log size when each became durable.
+  std::vector<std::string> uncovered_results_;
+  absl::flat_hash_map<std::string, size_t> durable_results_;
   AckCounts counts_;
 };
 

@@ -42,7 +42,17 @@ uint64_t SoakModel::Check(Store* store, const DiskState& disk,
   uint64_t checked = CheckStoredCounters(disk, out);
   ResolveInDoubt(view, out);
   checked += CheckReceipts(log, out);
-  checked += acks_.Check(disk, log, out);
+  // Before the acks: they count the workflows' deliveries, and learn which
+  // results the reopened store shows.
+  checked += workflows_.CheckStored(
+      store,
+      [&view](const std::string& id) {
+        return view.pending.contains(id) ? WorkflowModel::Where::kPending
+               : view.dead.contains(id)  ? WorkflowModel::Where::kDead
+                                         : WorkflowModel::Where::kGone;
+      },
+      log.size(), rolling, &acks_, out);
+  checked += acks_.Check(disk, log, workflows_.deliveries(), out);
   checked += CheckStoredEvents(view, out);
   checked += CheckOpenTxns(view, out);
   checked += CheckSettledTxns(view, rolling, out);
@@ -100,10 +110,13 @@ SoakModel::Presence SoakModel::Look(const StoreView& view, const ModelTxn& txn,
   }
   for (const Txn::EmittedEvent& e : txn.txn.events()) {
     const ModelEvent& event = events_[e.id];
+    // A workflow event leaves as delivered once its workflow says so.
+    const bool delivered =
+        event.workflow ? workflows_.LeftAsDelivered(e.id) : event.acked;
     if (view.Holds(e.id)) {
       ++p.in_store;
       ++p.accounted;
-    } else if (event.acked || event.purge_allowed) {
+    } else if (delivered || event.purge_allowed) {
       ++p.accounted;
     }
   }
@@ -142,8 +155,39 @@ void SoakModel::ResolveInDoubt(const StoreView& view,
       MakeOwner(index, out);
       resolved_committed_.push_back(index);
     }
+    OnCommitted(index);
   }
   in_doubt_.clear();
+}
+
+void SoakModel::CheckSent(const ReceivedRequest& r, const ModelTxn& t,
+                          std::vector<Violation>* out) const {
+  if (t.state == ModelTxn::State::kDuplicate) {
+    out->push_back({ViolationKind::kIdempotencyBroken,
+                    absl::StrCat("receiver got request ", r.webhook_id,
+                                 " of the duplicate ", Describe(t))});
+  } else if (t.state != ModelTxn::State::kCommitted) {
+    out->push_back({ViolationKind::kUncommittedEventSent,
+                    absl::StrCat("receiver got request ", r.webhook_id, " of ",
+                                 Describe(t))});
+  }
+}
+
+// A step's request is the event's payload; a revert's is built from it.
+void SoakModel::CheckWorkflowReceipt(const ReceivedRequest& r,
+                                     const WorkflowModel::Request& request,
+                                     std::vector<Violation>* out) {
+  const ModelEvent& event = events_[request.event_id];
+  const ModelTxn& t = txns_[event.txn];
+  CheckSent(r, t, out);
+  if (!request.revert && r.body != t.txn.events()[event.index].event.payload) {
+    out->push_back(
+        {ViolationKind::kEventChanged,
+         absl::StrCat("step ", kSoakWorkflow[request.step].name,
+                      " of workflow event ", request.event_id, " arrived (",
+                      r.arrival, ") with another body")});
+  }
+  workflows_.OnReceipt(r, request, acks_, out);
 }
 
 uint64_t SoakModel::CheckReceipts(const std::vector<ReceivedRequest>& log,
@@ -151,6 +195,11 @@ uint64_t SoakModel::CheckReceipts(const std::vector<ReceivedRequest>& log,
   uint64_t checked = 0;
   for (; log_seen_ < log.size(); ++log_seen_, ++checked) {
     const ReceivedRequest& r = log[log_seen_];
+    if (const WorkflowModel::Request* request =
+            workflows_.FindRequest(r.webhook_id)) {
+      CheckWorkflowReceipt(r, *request, out);
+      continue;
+    }
     auto it = events_.find(r.webhook_id);
     if (it == events_.end()) {
       out->push_back(
@@ -161,15 +210,7 @@ uint64_t SoakModel::CheckReceipts(const std::vector<ReceivedRequest>& log,
     }
     ModelEvent& event = it->second;
     const ModelTxn& t = txns_[event.txn];
-    if (t.state == ModelTxn::State::kDuplicate) {
-      out->push_back({ViolationKind::kIdempotencyBroken,
-                      absl::StrCat("receiver got event ", r.webhook_id,
-                                   " of the duplicate ", Describe(t))});
-    } else if (t.state != ModelTxn::State::kCommitted) {
-      out->push_back({ViolationKind::kUncommittedEventSent,
-                      absl::StrCat("receiver got event ", r.webhook_id, " of ",
-                                   Describe(t))});
-    }
+    CheckSent(r, t, out);
     const Event& sent = t.txn.events()[event.index].event;
     if (r.body != sent.payload) {
       out->push_back({ViolationKind::kEventChanged,
@@ -252,7 +293,8 @@ uint64_t SoakModel::CheckStoredEvents(const StoreView& view,
   }
   for (const auto& [id, d] : view.dead) {
     check(id, d->event.payload, d->event.ordering_key, "dead");
-    CheckGaveUp(*d, out);
+    // A workflow's dead letter follows its workflow (CheckStored).
+    if (!workflows_.IsWorkflowEvent(id)) CheckGaveUp(*d, out);
   }
   return checked;
 }

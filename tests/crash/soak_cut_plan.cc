@@ -5,6 +5,7 @@
 #include <iterator>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/time/clock.h"
 
 namespace outbox::testing {
@@ -17,19 +18,25 @@ CutPlan DrawCutPlan(std::mt19937_64* gen, bool split_batches,
   CutPlan plan;
   const double draw = std::uniform_real_distribution<double>(0, 1)(*gen);
   if (draw < 0.10) return plan;  // a clean close
-  if (draw < 0.55) {
+  if (draw < 0.62) {
     plan.kind = CutPlan::Kind::kNamed;
-    std::vector<std::string> points(std::begin(kSoakNamedPoints),
-                                    std::end(kSoakNamedPoints));
-    if (split_batches) points.push_back(internal::kCommitBetweenSplitBatches);
+    std::vector<std::string> points;
+    if (draw < 0.50) {
+      points.assign(std::begin(kSoakNamedPoints), std::end(kSoakNamedPoints));
+      if (split_batches) points.push_back(internal::kCommitBetweenSplitBatches);
+    } else {
+      points.assign(std::begin(kSoakWorkflowPoints),
+                    std::end(kSoakWorkflowPoints));
+    }
     plan.point = points[uniform(0, static_cast<int>(points.size()) - 1)];
-    // Dead letters, replays and purges happen about once a cycle or less:
-    // cut at their first passage, or they would hardly ever be cut.
+    // Dead letters, replays, purges and reverts happen about once a cycle
+    // or less: cut at their first passage, or they would hardly ever be cut.
     const bool rare = plan.point == internal::kDeadLetterBeforeWrite ||
                       plan.point == internal::kReplayBeforeWrite ||
-                      plan.point == internal::kPurgeBeforeWrite;
+                      plan.point == internal::kPurgeBeforeWrite ||
+                      absl::StartsWith(plan.point, "workflow.revert.");
     plan.passage = rare ? 1 : uniform(1, 3);
-  } else if (draw < 0.90) {
+  } else if (draw < 0.92) {
     plan.kind = CutPlan::Kind::kFileOp;
     plan.ops = uniform(0, static_cast<int>(ops_per_cycle * 1.25));
   } else {

@@ -20,13 +20,19 @@
 namespace outbox::testing {
 
 // The named points a soak of the correct store can reach, in data-path
-// order (lib/crash_points.h).
+// order (lib/crash_points.h): the store's and the agent's, and the
+// workflow's.
 inline constexpr const char* kSoakNamedPoints[] = {
     internal::kCommitBeforeWrite,    internal::kCommitAfterWrite,
     internal::kGroupBeforeWrite,     internal::kAgentBeforeSend,
     internal::kAgentAfterAnswer,     internal::kAttemptBeforeWrite,
     internal::kDeliveredBeforeWrite, internal::kDeadLetterBeforeWrite,
     internal::kReplayBeforeWrite,    internal::kPurgeBeforeWrite,
+};
+inline constexpr const char* kSoakWorkflowPoints[] = {
+    internal::kWorkflowStepBeforeSend,    internal::kWorkflowStepAfterAnswer,
+    internal::kWorkflowStepBeforeSync,    internal::kWorkflowRevertBeforeSend,
+    internal::kWorkflowRevertAfterAnswer, internal::kWorkflowRevertBeforeSync,
 };
 
 // Where one cycle cuts the power.
@@ -38,11 +44,11 @@ struct CutPlan {
   uint64_t ops = 0;  // kFileOp, kInReopen: mutating calls let through first
 };
 
-// Draws the next cycle's plan: 10% a clean close, 45% a named point (also
-// kCommitBetweenSplitBatches when `split_batches`), 35% a file operation of
-// the cycle and 10% one of the next reopen, drawn up to a little past the
-// mutating operations an uncut cycle and a reopen make (`ops_per_cycle`,
-// `ops_per_open`).
+// Draws the next cycle's plan: 10% a clean close, 40% one of
+// kSoakNamedPoints (also kCommitBetweenSplitBatches when `split_batches`),
+// 12% one of kSoakWorkflowPoints, 30% a file operation of the cycle and 8%
+// one of the next reopen, drawn up to a little past the mutating operations
+// an uncut cycle and a reopen make (`ops_per_cycle`, `ops_per_open`).
 CutPlan DrawCutPlan(std::mt19937_64* gen, bool split_batches,
                     double ops_per_cycle, double ops_per_open);
 

@@ -27,9 +27,12 @@ std::string SoakModel::Describe(const ModelTxn& txn) {
 size_t SoakModel::Add(ModelTxn txn) {
   const size_t index = txns_.size();
   for (size_t i = 0; i < txn.txn.events().size(); ++i) {
-    ModelEvent& e = events_[txn.txn.events()[i].id];
+    const Txn::EmittedEvent& emitted = txn.txn.events()[i];
+    ModelEvent& e = events_[emitted.id];
     e.txn = index;
     e.index = i;
+    e.workflow = emitted.event.type == kSoakWorkflowType;
+    if (e.workflow) workflows_.AddEvent(emitted.id, txn.serial, i);
   }
   txns_.push_back(std::move(txn));
   return index;
@@ -161,6 +164,24 @@ void SoakModel::OnCommit(size_t index,
   t.cycle = cycle;
   open_.push_back(index);
   MakeOwner(index, out);
+  OnCommitted(index);
+}
+
+void SoakModel::OnCommitted(size_t index) {
+  const ModelTxn& t = txns_[index];
+  for (const Txn::EmittedEvent& e : t.txn.events()) {
+    if (events_[e.id].workflow) workflows_.OnCommitted(e.id);
+  }
+  for (const Txn::CancelOp& c : t.txn.cancels()) {
+    workflows_.OnCancelCommitted(c.event_id);
+    auto it = events_.find(c.event_id);
+    if (it == events_.end()) continue;
+    ModelTxn& owner = txns_[it->second.txn];
+    if (owner.settled) {
+      owner.settled = false;
+      open_.push_back(it->second.txn);
+    }
+  }
 }
 
 void SoakModel::AllowPurge(const std::vector<DeadLetter>& dead,

@@ -25,6 +25,7 @@
 #include "tests/crash/soak_acks.h"
 #include "tests/crash/soak_disk.h"
 #include "tests/crash/soak_violation.h"
+#include "tests/crash/soak_workflows.h"
 #include "tests/testing/recording_transport.h"
 
 namespace outbox::testing {
@@ -116,6 +117,8 @@ class SoakModel {
 
   // Acknowledgements, as the soak's ObservedStore reports them.
   AckLedger* acks() { return &acks_; }
+  // The workflow events among the transactions' (kSoakWorkflowType).
+  const WorkflowModel& workflows() const { return workflows_; }
 
   // Runs every check against the freshly reopened `store`, what its files
   // held before it opened (`disk`) and the receiver's `log` (the part not
@@ -134,6 +137,7 @@ class SoakModel {
     bool acked = false;           // the agent got a 2xx for it
     bool first_received = false;  // the receiver has seen it
     bool purge_allowed = false;
+    bool workflow = false;  // of kSoakWorkflowType: WorkflowModel knows more
   };
   // What one check read from the store.
   struct StoreView {
@@ -154,6 +158,16 @@ class SoakModel {
   Presence Look(const StoreView& view, const ModelTxn& txn,
                 std::vector<Violation>* out);
   void ResolveInDoubt(const StoreView& view, std::vector<Violation>* out);
+  // Txn `index` is committed: its workflow events run, its cancels count
+  // (a cancelled workflow that had completed is queued again, so its
+  // transaction is open again).
+  void OnCommitted(size_t index);
+  // Whether `r` may have been sent: its transaction committed.
+  void CheckSent(const ReceivedRequest& r, const ModelTxn& t,
+                 std::vector<Violation>* out) const;
+  void CheckWorkflowReceipt(const ReceivedRequest& r,
+                            const WorkflowModel::Request& request,
+                            std::vector<Violation>* out);
   static uint64_t CheckStoredCounters(const DiskState& disk,
                                       std::vector<Violation>* out);
   uint64_t CheckReceipts(const std::vector<ReceivedRequest>& log,
@@ -170,6 +184,7 @@ class SoakModel {
   const int max_attempts_;
   std::vector<ModelTxn> txns_;
   AckLedger acks_;
+  WorkflowModel workflows_;
   absl::flat_hash_map<std::string, ModelEvent> events_;  // by event id
   absl::flat_hash_map<std::string, size_t> owners_;  // idempotency key -> txn
   std::vector<std::pair<absl::Time, std::string>> committed_keys_;

@@ -39,7 +39,18 @@ std::string SoakReport::Summary() const {
       "\n  acknowledgements: ", acks.returned, " returned, ",
       acks.lost_uncovered, " lost uncovered in a cut (allowed), ",
       acks.confirmed, " confirmed by a reopen; delivered_total checked ",
-      acks.total_checks, " times\n  cuts per point:");
+      acks.total_checks, " times\n  workflows: ", workflows.events, " events (",
+      workflows.cancels, " cancelled), ", workflows.steps, " step and ",
+      workflows.reverts, " revert requests received in ", workflows.cycles,
+      " cycles; at the end ", workflows.completed, " completed, ",
+      workflows.compensated, " compensated, ", workflows.needs_attention,
+      " needing attention, ", workflows.running, " running; ",
+      workflows.resumed, " found half-way by a reopen; ", workflows.cuts,
+      " cuts at workflow points; ", workflows.checks,
+      " workflow checks\n  step results: ", acks.results_returned,
+      " returned, ", acks.results_covered, " covered by a sync, ",
+      acks.results_lost_uncovered,
+      " uncovered in a cut (allowed: resent, same id)\n  cuts per point:");
   for (const auto& [where, n] : cuts)
     absl::StrAppend(&s, "\n    ", where, ": ", n);
   absl::StrAppend(&s, "\n  named points passed:");

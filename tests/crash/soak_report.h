@@ -12,6 +12,7 @@
 
 #include "tests/crash/soak_acks.h"
 #include "tests/crash/soak_violation.h"
+#include "tests/crash/soak_workflows.h"
 
 namespace outbox::testing {
 
@@ -35,6 +36,7 @@ struct SoakReport {
   uint64_t clock_jumps = 0;  // wall-clock jumps (FakeClock::Set)
   uint64_t drains = 0;       // drains checked with the power on
   AckCounts acks;            // acknowledgements and their checks
+  WorkflowCounts workflows;  // the workflow events, their cycles and cuts
   // Where the power went, by cycle count: a named crash point, "file op
   // <kind>", "file op <kind> in reopen", "clean close" (no cut planned), or
   // "<plan> not reached".

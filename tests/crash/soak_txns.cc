@@ -2,6 +2,7 @@
 
 #include "tests/crash/soak_txns.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,11 @@ constexpr const char* kTypes[] = {"sale.created", "sale.refunded",
                                   "stock.moved"};
 // How far back committed keys are looked for when repeating one.
 constexpr size_t kRecentKeys = 32;
+// Events that run the workflow, and transactions that cancel one of the
+// most recent kRecentWorkflows (some still running, some completed).
+constexpr double kWorkflowShare = 0.2;
+constexpr double kCancelShare = 0.1;
+constexpr size_t kRecentWorkflows = 12;
 
 bool Chance(double p, std::mt19937_64* gen) {
   return std::uniform_real_distribution<double>(0, 1)(*gen) < p;
@@ -41,7 +47,8 @@ ModelTxn MakeSoakTxn(uint64_t serial, absl::Time now, absl::Duration window,
   std::vector<std::string> ids;
   for (int i = 0; i < events; ++i) {
     Event e;
-    e.type = kTypes[Uniform(0, 2, gen)];
+    e.type = Chance(kWorkflowShare, gen) ? kSoakWorkflowType
+                                         : kTypes[Uniform(0, 2, gen)];
     if (Chance(0.6, gen)) {
       e.ordering_key = absl::StrCat(
           "k", keys.slot + keys.slots * Uniform(0, choices - 1, gen));
@@ -51,6 +58,14 @@ ModelTxn MakeSoakTxn(uint64_t serial, absl::Time now, absl::Duration window,
       e.deliver_after = now + absl::Milliseconds(Uniform(500, 4000, gen));
     }
     ids.push_back(t.txn.Emit(e));
+  }
+  const std::vector<std::string>& running =
+      model.workflows().cancel_candidates();
+  if (!running.empty() && Chance(kCancelShare, gen)) {
+    const size_t recent = std::min(running.size(), kRecentWorkflows);
+    t.txn.Cancel(running[running.size() - 1 -
+                         Uniform(0, static_cast<int>(recent) - 1, gen)],
+                 "sale cancelled");
   }
   t.record_value = SoakRecordValue(ids);
   for (const std::string& key : t.record_keys) {

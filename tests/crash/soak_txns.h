@@ -28,9 +28,11 @@ struct OrderingKeySlot {
 
 // A transaction of 1-2 records and 1-3 events (see soak_records.h): events
 // with one of the ordering keys `keys` allows or none, some due only a few
-// seconds from `now`; 40% with a fresh idempotency key, and 10% repeating
-// the key of a transaction `model` knows committed less than `window` / 2
-// ago (the store must answer those as duplicates and write nothing).
+// seconds from `now`, a fifth of them running the soak's workflow; 10%
+// cancel a recent workflow `model` knows committed (Txn::Cancel); 40% with
+// a fresh idempotency key, and 10% repeating the key of a transaction
+// `model` knows committed less than `window` / 2 ago (the store must answer
+// those as duplicates and write nothing).
 ModelTxn MakeSoakTxn(uint64_t serial, absl::Time now, absl::Duration window,
                      const SoakModel& model, std::mt19937_64* gen,
                      OrderingKeySlot keys = OrderingKeySlot());

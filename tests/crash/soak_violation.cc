@@ -34,6 +34,20 @@ const char* ViolationKindName(ViolationKind kind) {
       return "gave_up_early";
     case ViolationKind::kStalled:
       return "stalled";
+    case ViolationKind::kStepNotDurable:
+      return "step_not_durable";
+    case ViolationKind::kResultLost:
+      return "result_lost";
+    case ViolationKind::kStepResent:
+      return "step_resent";
+    case ViolationKind::kRevertRepeated:
+      return "revert_repeated";
+    case ViolationKind::kForwardAfterCompensation:
+      return "forward_after_compensation";
+    case ViolationKind::kRevertOrder:
+      return "revert_order";
+    case ViolationKind::kWorkflowStateWrong:
+      return "workflow_state_wrong";
     case ViolationKind::kUnexpectedError:
       return "unexpected_error";
   }

@@ -36,7 +36,20 @@ enum class ViolationKind {
   kGaveUpEarly,           // a dead letter the retry policy did not call for
   kStalled,               // an event still pending after the rounds a
                           // healthy receiver needs, after a clock jump
-  kUnexpectedError,       // an operation failed with the power on
+  // Workflows (tests/crash/soak_workflows.h):
+  kStepNotDurable,            // a step (or revert) first sent before the result
+                              // of the one before it was durable
+  kResultLost,                // a step's durable 2xx result is not stored after
+                              // a reopen
+  kStepResent,                // a step sent again after its 2xx result was
+                              // durable
+  kRevertRepeated,            // a revert sent again after its 2xx result was
+                              // durable, or under another revert's id
+  kForwardAfterCompensation,  // a step sent after a revert of its workflow
+  kRevertOrder,               // reverts of a workflow not first sent last first
+  kWorkflowStateWrong,  // a stored workflow disagrees with where its event
+                        // is or with what the receiver got
+  kUnexpectedError,     // an operation failed with the power on
 };
 
 // The check's stable name, e.g. "lost_commit".

@@ -4,6 +4,7 @@
 // time and from several threads at once), agent rounds, replays, purges and
 // wall-clock jumps, each followed by a drain.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -26,7 +27,7 @@ constexpr size_t kDrainSlack = 6;
 }  // namespace
 
 std::string SoakAgentConfig() {
-  return absl::StrCat(R"(
+  return absl::StrCat(SoakWorkflowConfig(), R"(
     destinations { name: "r" url: "http://receiver.test/" }
     routes { event_type: "*" destination: "r" }
     retry {
@@ -39,6 +40,7 @@ std::string SoakAgentConfig() {
       probe_interval_min: "100ms"
       probe_interval_max: "1s"
       dead_letter_retention: "0"
+      workflow_retention: "0"
     }
   )");
 }
@@ -113,7 +115,15 @@ void PowerCutSoak::ReplayOne() {
   absl::StatusOr<std::vector<DeadLetter>> dead =
       observed_->ListDeadLetters(SIZE_MAX);
   Expect(dead.status(), "listing dead letters");
-  if (!dead.ok() || dead->empty()) return;
+  if (!dead.ok()) return;
+  // A workflow's dead letter is resumed with RetryWorkflow, never replayed.
+  dead->erase(
+      std::remove_if(dead->begin(), dead->end(),
+                     [this](const DeadLetter& d) {
+                       return model_.workflows().IsWorkflowEvent(d.event.id);
+                     }),
+      dead->end());
+  if (dead->empty()) return;
   const std::vector<std::string> ids = model_.SortBySerial(*dead);
   const std::string& id = ids[Uniform(0, static_cast<int>(ids.size()) - 1)];
   Expect(observed_->Replay(id), absl::StrCat("replaying ", id));
@@ -153,14 +163,23 @@ bool PowerCutSoak::Drain(absl::string_view when) {
   Expect(pending.status(), "listing pending events");
   if (!pending.ok() || !Alive()) return false;
   // One 2xx per pending event: each is sent once more at most, in flight
-  // ones included, and none is committed or replayed meanwhile.
-  receiver_.Script(std::vector<Answer>(pending->size(), Answer::kOk));
-  const size_t rounds = pending->size() + kDrainSlack;
+  // ones included, and none is committed or replayed meanwhile. A workflow
+  // needs one per request it may still make, and a round for each and one
+  // more to finish.
+  size_t answers = 0;
+  size_t rounds = kDrainSlack;
+  for (const PendingEvent& e : *pending) {
+    const bool workflow = e.type == kSoakWorkflowType;
+    answers += workflow ? kSoakWorkflowRequests : 1;
+    rounds += workflow ? kSoakWorkflowRequests + 1 : 1;
+  }
+  receiver_.Script(std::vector<Answer>(answers, Answer::kOk));
   for (size_t i = 0; i < rounds && Alive(); ++i) {
     AgentRound();
     absl::StatusOr<Stats> stats = observed_->GetStats();
     if (stats.ok() && stats->pending_events == 0) break;
   }
+  receiver_.ClearScript();  // the rest of the cycle draws its answers
   absl::StatusOr<std::vector<PendingEvent>> left =
       observed_->ListPending(SIZE_MAX);
   if (!Alive()) return false;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 namespace outbox::testing {
 
@@ -61,8 +62,13 @@ Answer Receiver::Handle(const HttpRequest& request) {
   for (const auto& [name, value] : request.headers) {
     if (absl::EqualsIgnoreCase(name, "webhook-id")) received.webhook_id = value;
   }
+  received.method = request.method;
+  received.url = request.url;
   received.body = request.body;
   received.answer = answer;
+  if (answer == Answer::kOk) {
+    received.response = absl::StrCat("{\"ref\":\"a", received.arrival, "\"}");
+  }
   log_.push_back(std::move(received));
   return answer;
 }
@@ -108,6 +114,8 @@ HttpResult RecordingTransport::Deliver(const HttpRequest& request) {
   switch (answer) {
     case Answer::kOk:
       result.http_status = 200;
+      result.body =
+          receiver_->log().back().response.substr(0, request.max_response_body);
       break;
     case Answer::kServerError:
       result.http_status = 503;

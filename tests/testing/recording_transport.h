@@ -37,8 +37,13 @@ const char* AnswerName(Answer answer);
 struct ReceivedRequest {
   uint64_t arrival = 0;    // 0, 1, 2, ... in order of arrival
   std::string webhook_id;  // the webhook-id header ("" if absent)
+  std::string method;
+  std::string url;
   std::string body;
   Answer answer = Answer::kOk;
+  // The body of a kOk answer, {"ref":"a<arrival>"}: each 2xx names itself,
+  // so that what a device stored of an answer can be traced to it.
+  std::string response;
 };
 
 // Relative weights of the random answers (any non-negative values).
@@ -64,6 +69,8 @@ class Receiver {
 
   // Queues answers to give before any random one.
   void Script(std::vector<Answer> answers);
+  // Forgets the scripted answers not given yet.
+  void ClearScript() { script_.clear(); }
 
   // Decides the answer to `request` and logs it unless it is kOffline.
   Answer Handle(const HttpRequest& request);

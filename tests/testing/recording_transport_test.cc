@@ -78,6 +78,31 @@ TEST(RecordingTransportTest, ReceiverLogsWhatReachedItInArrivalOrder) {
   EXPECT_EQ(receiver.log()[1].arrival, 1u);
 }
 
+TEST(RecordingTransportTest, A2xxNamesItsArrivalUpToTheRequestsLimit) {
+  Receiver receiver(/*seed=*/1);
+  receiver.Script({Answer::kServerError, Answer::kOk, Answer::kOk});
+  RecordingTransport transport(&receiver, [] { return true; });
+  for (uint64_t tag = 1; tag <= 3; ++tag) {
+    HttpRequest r = Request(tag, "e" + std::to_string(tag));
+    r.method = "DELETE";
+    r.url = "http://receiver.test/wf/" + std::to_string(tag);
+    r.max_response_body = tag == 3 ? 5 : 100;
+    ASSERT_OUTBOX_OK(transport.Start(std::move(r)));
+  }
+  std::vector<HttpResult> done;
+  ASSERT_OUTBOX_OK(transport.Process(&done));
+
+  ASSERT_EQ(done.size(), 3u);
+  EXPECT_EQ(done[0].body, "");
+  EXPECT_EQ(done[1].body, "{\"ref\":\"a1\"}");
+  EXPECT_EQ(done[2].body, "{\"ref");  // cut at its request's limit
+  ASSERT_EQ(receiver.log().size(), 3u);
+  EXPECT_EQ(receiver.log()[0].response, "");
+  EXPECT_EQ(receiver.log()[2].response, "{\"ref\":\"a2\"}");
+  EXPECT_EQ(receiver.log()[1].method, "DELETE");
+  EXPECT_EQ(receiver.log()[1].url, "http://receiver.test/wf/2");
+}
+
 TEST(RecordingTransportTest, NothingLeavesAPoweredOffDevice) {
   Receiver receiver(/*seed=*/1);
   bool powered = true;

@@ -1,0 +1,241 @@
+// Copyright (c) edge-outbox authors.
+//
+// Workflows across a power cut (issue 13's acceptance), deterministic: a
+// store over the fault-injecting file system, an agent sending to an
+// in-process receiver that answers as scripted, and the power cut at a
+// named crash point (lib/crash_points.h). After the reopen a new agent goes
+// on, and the receiver's log says what was sent again:
+//   - cut once step b's result is synced (before step c leaves): the
+//     workflow resumes at c; a and b are not sent again;
+//   - cut once b's answer is written but not synced: b goes out once more,
+//     under its own id (a receiver deduplicates it), then c;
+//   - cut in the middle of compensation, once the first revert's result is
+//     synced: that revert is not sent again, the others follow last first.
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "agent/workflow/step_id.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/crash_points.h"
+#include "lib/store_impl.h"
+#include "outbox/agent.h"
+#include "proto/storage.pb.h"
+#include "tests/crash/power_cut_soak.h"
+#include "tests/fault_fs/crash_test_env.h"
+#include "tests/fault_fs/fault_injection_fs.h"
+#include "tests/testing/events.h"
+#include "tests/testing/fake_clock.h"
+#include "tests/testing/recording_transport.h"
+#include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
+
+namespace outbox::testing {
+namespace {
+
+using ::testing::ElementsAre;
+
+constexpr char kType[] = "order.created";
+constexpr absl::Duration kRound = absl::Milliseconds(1200);
+constexpr int kRounds = 20;
+
+// Steps a, b and c have a revert naming their answer's ref; d has none.
+std::string Config() {
+  std::string config;
+  for (const char* step : {"a", "b", "c", "d"}) {
+    absl::StrAppend(&config, "destinations { name: \"", step,
+                    "\" url: \"http://receiver.test/", step, "\" }\n");
+  }
+  absl::StrAppend(&config, R"(
+    retry { base_delay: "100ms" max_delay: "1s" max_attempts: 4 }
+    agent { probe_interval_min: "100ms" probe_interval_max: "1s" }
+    workflows { event_type: ")",
+                  kType, "\"\n");
+  for (const char* step : {"a", "b", "c"}) {
+    absl::StrAppend(&config, "  steps { name: \"", step, "\" destination: \"",
+                    step, "\" revert { url: \"http://receiver.test/", step,
+                    "/{{response:", step, ":/ref}}/undo\" } }\n");
+  }
+  absl::StrAppend(&config, "  steps { name: \"d\" destination: \"d\" }\n}\n");
+  return config;
+}
+
+class WorkflowPowerCutTest : public ::testing::Test {
+ protected:
+  WorkflowPowerCutTest()
+      : fs_(std::make_shared<FaultInjectionFileSystem>()),
+        env_(NewCrashTestEnv(fs_)),
+        // Every answer not scripted is a 2xx.
+        receiver_(/*seed=*/1, AnswerWeights{100, 0, 0, 0, 0, 0}) {}
+
+  void SetUp() override {
+    options_.tables = {"sales"};
+    options_.clock = &clock_;
+    ASSERT_NO_FATAL_FAILURE(Open());
+  }
+
+  void TearDown() override {
+    internal::TEST_SetCrashHook(nullptr);
+    agent_.reset();
+    if (store_ != nullptr) store_->Close().IgnoreError();
+  }
+
+  void Open() {
+    auto store = OpenStoreWithEnv(options_, dir_.Sub("db"), env_.get());
+    ASSERT_OUTBOX_OK(store);
+    store_ = std::move(*store);
+    // Without power nothing leaves the device.
+    auto agent = Agent::Create(
+        store_.get(),
+        PoweredAgentOptions(Config(), &receiver_, fs_.get(), &clock_));
+    ASSERT_OUTBOX_OK(agent);
+    agent_ = std::move(*agent);
+  }
+
+  std::string CommitOrder() {
+    Txn txn;
+    const std::string id = txn.Emit(MakeEvent(kType));
+    txn.Put("sales", "sale-1", "placed");
+    EXPECT_OUTBOX_OK(store_->Commit(txn));
+    return id;
+  }
+
+  // Cuts the power at the `passage`-th passage of `point`.
+  void CutAt(const char* point, int passage) {
+    internal::TEST_SetCrashHook([this, point, passage](absl::string_view p) {
+      if (p == point && ++passed_ == passage) fs_->Kill();
+    });
+  }
+
+  // Agent rounds (each moves the clock past every wait) until the power
+  // goes; then the disk is left as a power cut leaves it, and the store and
+  // a new agent start again.
+  void RunUntilThePowerGoesAndRestart() {
+    for (int i = 0; i < kRounds && !fs_->IsDead(); ++i) {
+      clock_.Advance(kRound);
+      agent_->RunOnce().IgnoreError();  // fails once the power is gone
+    }
+    ASSERT_TRUE(fs_->IsDead()) << "the planned cut was not reached";
+    internal::TEST_SetCrashHook(nullptr);
+    agent_.reset();
+    store_->Close().IgnoreError();
+    store_.reset();
+    ASSERT_OUTBOX_OK(fs_->SimulatePowerCut());
+    fs_->Revive();
+    ASSERT_NO_FATAL_FAILURE(Open());
+  }
+
+  // Agent rounds until nothing is pending.
+  void RunToTheEnd() {
+    for (int i = 0; i < kRounds; ++i) {
+      clock_.Advance(kRound);
+      ASSERT_OUTBOX_OK(agent_->RunOnce());
+      absl::StatusOr<Stats> stats = store_->GetStats();
+      ASSERT_OUTBOX_OK(stats);
+      if (stats->pending_events == 0) return;
+    }
+    FAIL() << "the workflow did not finish in " << kRounds << " rounds";
+  }
+
+  std::vector<std::string> Received() const {
+    std::vector<std::string> ids;
+    for (const ReceivedRequest& r : receiver_.log()) {
+      ids.push_back(r.webhook_id);
+    }
+    return ids;
+  }
+
+  storage::WorkflowState Stored(const std::string& id) {
+    storage::WorkflowState state;
+    absl::StatusOr<WorkflowRecord> record = store_->GetWorkflow(id);
+    EXPECT_OUTBOX_OK(record);
+    if (record.ok()) {
+      EXPECT_TRUE(state.ParseFromString(record->state));
+    }
+    return state;
+  }
+
+  TempDir dir_;
+  std::shared_ptr<FaultInjectionFileSystem> fs_;
+  std::unique_ptr<rocksdb::Env> env_;
+  FakeClock clock_;
+  Options options_;
+  Receiver receiver_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<Agent> agent_;
+  std::atomic<int> passed_{0};
+};
+
+std::string Step(const std::string& id, const char* step) {
+  return workflow::StepRequestId(id, step, /*revert=*/false);
+}
+std::string Revert(const std::string& id, const char* step) {
+  return workflow::StepRequestId(id, step, /*revert=*/true);
+}
+
+TEST_F(WorkflowPowerCutTest, CutAfterStepTwoIsSyncedResumesAtStepThree) {
+  const std::string id = CommitOrder();
+  // Step c is about to leave: a's and b's results are synced.
+  CutAt(internal::kWorkflowStepBeforeSend, 3);
+  ASSERT_NO_FATAL_FAILURE(RunUntilThePowerGoesAndRestart());
+  EXPECT_THAT(Received(), ElementsAre(Step(id, "a"), Step(id, "b")));
+
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd());
+  EXPECT_THAT(Received(), ElementsAre(Step(id, "a"), Step(id, "b"),
+                                      Step(id, "c"), Step(id, "d")));
+  EXPECT_EQ(Stored(id).phase(), storage::WORKFLOW_PHASE_COMPLETED);
+}
+
+TEST_F(WorkflowPowerCutTest, CutBeforeStepTwosResultIsSyncedResendsItsId) {
+  const std::string id = CommitOrder();
+  // b's answer is written, not synced: the cut takes it.
+  CutAt(internal::kWorkflowStepBeforeSync, 2);
+  ASSERT_NO_FATAL_FAILURE(RunUntilThePowerGoesAndRestart());
+  EXPECT_THAT(Received(), ElementsAre(Step(id, "a"), Step(id, "b")));
+
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd());
+  // b once more, under its own id (the receiver deduplicates it); a not.
+  EXPECT_THAT(Received(),
+              ElementsAre(Step(id, "a"), Step(id, "b"), Step(id, "b"),
+                          Step(id, "c"), Step(id, "d")));
+  EXPECT_EQ(Stored(id).phase(), storage::WORKFLOW_PHASE_COMPLETED);
+}
+
+TEST_F(WorkflowPowerCutTest, CutInCompensationRevertsTheRestLastFirst) {
+  receiver_.Script({Answer::kOk, Answer::kOk, Answer::kOk,
+                    Answer::kBadRequest});  // d fails for good
+  const std::string id = CommitOrder();
+  // c's revert answered, written and synced; b's about to leave.
+  CutAt(internal::kWorkflowRevertBeforeSend, 2);
+  ASSERT_NO_FATAL_FAILURE(RunUntilThePowerGoesAndRestart());
+  EXPECT_THAT(Received(),
+              ElementsAre(Step(id, "a"), Step(id, "b"), Step(id, "c"),
+                          Step(id, "d"), Revert(id, "c")));
+
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd());
+  EXPECT_THAT(
+      Received(),
+      ElementsAre(Step(id, "a"), Step(id, "b"), Step(id, "c"), Step(id, "d"),
+                  Revert(id, "c"), Revert(id, "b"), Revert(id, "a")));
+  // Each revert undoes its step's own answer (arrivals 0, 1 and 2).
+  const std::vector<ReceivedRequest>& log = receiver_.log();
+  ASSERT_EQ(log.size(), 7u);
+  EXPECT_EQ(log[4].url, "http://receiver.test/c/a2/undo");
+  EXPECT_EQ(log[5].url, "http://receiver.test/b/a1/undo");
+  EXPECT_EQ(log[6].url, "http://receiver.test/a/a0/undo");
+  const storage::WorkflowState state = Stored(id);
+  EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_COMPENSATED);
+  ASSERT_EQ(state.steps_size(), 4);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(state.steps(k).status(), storage::STEP_STATUS_REVERTED) << k;
+  }
+  EXPECT_EQ(state.steps(3).status(), storage::STEP_STATUS_FAILED);
+  EXPECT_OUTBOX_OK(store_->FindDeadLetter(id));  // compensated: given up
+}
+
+}  // namespace
+}  // namespace outbox::testing
