@@ -320,18 +320,17 @@ class StoreImpl final : public Store {
   absl::Status ReplayLocked(absl::string_view event_id,
                             const storage::WorkflowState* state)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // RetryWorkflow's part of the replay: `state` replaces `old_state`
-  // (encoded; empty if none), which leaves the retention index.
-  absl::Status AddRetriedStateLocked(const std::string& event_id,
-                                     const std::string& old_state,
-                                     const storage::WorkflowState& state,
-                                     rocksdb::WriteBatch* batch,
-                                     storage::QueueState* next)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Counts in `next` that the workflow of `event_id` is being purged.
-  absl::Status CountPurgedLocked(const std::string& event_id,
-                                 storage::QueueState* next)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // RetryWorkflow's part of the replay: `state` replaces `old` (none if
+  // nothing was stored), which leaves the retention index.
+  absl::Status AddRetriedStateLocked(
+      const std::string& event_id,
+      const std::optional<storage::WorkflowState>& old,
+      const storage::WorkflowState& state, rocksdb::WriteBatch* batch,
+      storage::QueueState* next) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The stored state of `event_id`'s workflow; nullopt when none is stored
+  // (or the store predates workflows and is open read-only).
+  absl::StatusOr<std::optional<storage::WorkflowState>> ReadWorkflowStateLocked(
+      absl::string_view event_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Adds the deletion of up to `max` workflows finished before `cutoff_ms`
   // to `batch`; returns how many.
   absl::StatusOr<size_t> AddFinishedPurgeLocked(int64_t cutoff_ms, size_t max,

@@ -346,15 +346,9 @@ absl::Status StoreImpl::ReplayLocked(absl::string_view event_id,
         absl::StrCat("dead letter ", event_id,
                      " holds an undecodable entry and cannot be replayed"));
   }
-  std::string old_state;
-  if (workflows_ != nullptr) {
-    s = db_->Get(rocksdb::ReadOptions(), workflows_, keys::WorkflowStateKey(id),
-                 &old_state);
-    if (!s.ok() && !s.IsNotFound()) {
-      return FromRocks(s, "reading a workflow's state");
-    }
-  }
-  if (state == nullptr && !old_state.empty()) {
+  OUTBOX_ASSIGN_OR_RETURN(const std::optional<storage::WorkflowState> old,
+                          ReadWorkflowStateLocked(id));
+  if (state == nullptr && old.has_value()) {
     // Sending it again as it is would rerun steps that were reverted.
     return absl::FailedPreconditionError(absl::StrCat(
         "dead letter ", event_id,
@@ -377,7 +371,7 @@ absl::Status StoreImpl::ReplayLocked(absl::string_view event_id,
   if (s.ok()) s = batch.Delete(dead_, id);
   if (s.ok() && state != nullptr) {
     OUTBOX_RETURN_IF_ERROR(
-        AddRetriedStateLocked(id, old_state, *state, &batch, &next));
+        AddRetriedStateLocked(id, old, *state, &batch, &next));
   }
   if (!s.ok()) return FromRocks(s, "replaying a dead letter");
   internal::CrashPoint(internal::kReplayBeforeWrite);

@@ -8,6 +8,7 @@
 // run a compensated workflow's steps a second time.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,7 +37,30 @@ absl::Status NoWorkflowFamily() {
       "writing once (e.g. run the agent) to add the workflow table");
 }
 
+// `old`, a stored state being replaced or deleted, no longer counts among
+// the workflows needing attention.
+void Uncount(const storage::WorkflowState& old, storage::QueueState* next) {
+  if (old.phase() == storage::WORKFLOW_PHASE_NEEDS_ATTENTION) {
+    next->set_workflows_needing_attention(
+        queue_state::SaturatingSub(next->workflows_needing_attention(), 1));
+  }
+}
+
 }  // namespace
+
+absl::StatusOr<std::optional<storage::WorkflowState>>
+StoreImpl::ReadWorkflowStateLocked(absl::string_view event_id) {
+  if (workflows_ == nullptr) return std::nullopt;
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), workflows_,
+                               keys::WorkflowStateKey(event_id), &value);
+  if (s.IsNotFound()) return std::nullopt;
+  if (!s.ok()) return FromRocks(s, "reading a workflow's state");
+  storage::WorkflowState state;
+  OUTBOX_RETURN_IF_ERROR(
+      DecodeStored(keys::kWorkflowFamily, "a workflow's state", value, &state));
+  return state;
+}
 
 absl::Status StoreImpl::AddWorkflowWritesLocked(
     const Settlement& st, const storage::OutboxEntry& stored,
@@ -112,21 +136,17 @@ absl::Status StoreImpl::AddCancelsLocked(const Txn& txn, absl::Time now,
         commit->batch.Put(workflows_, keys::WorkflowCancelKey(c.event_id),
                           Encode(record)),
         "recording a cancel"));
-    std::string value;
-    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), workflows_,
-                                 keys::WorkflowStateKey(c.event_id), &value);
-    if (s.IsNotFound()) continue;  // pending and not started, or unknown
-    if (!s.ok()) return FromRocks(s, "reading a workflow's state");
-    storage::WorkflowState state;
-    OUTBOX_RETURN_IF_ERROR(DecodeStored(keys::kWorkflowFamily,
-                                        "a workflow's state", value, &state));
-    if (state.phase() != storage::WORKFLOW_PHASE_COMPLETED ||
-        !state.has_entry()) {
+    OUTBOX_ASSIGN_OR_RETURN(const std::optional<storage::WorkflowState> state,
+                            ReadWorkflowStateLocked(c.event_id));
+    // None: pending and not started, or unknown.
+    if (!state.has_value() ||
+        state->phase() != storage::WORKFLOW_PHASE_COMPLETED ||
+        !state->has_entry()) {
       continue;  // still pending (the agent sees the cancel), or compensated
     }
     // Completed and gone from the queue: queue it again so that the agent
     // reverts its steps. It is no longer finished, so retention keeps it.
-    storage::OutboxEntry& entry = commit->requeued.emplace_back(state.entry());
+    storage::OutboxEntry& entry = commit->requeued.emplace_back(state->entry());
     queue_state::ResetForQueue(commit->after.next_seq(), ToStoredMillis(now),
                                &entry);
     const std::string pending = Encode(entry);
@@ -139,7 +159,7 @@ absl::Status StoreImpl::AddCancelsLocked(const Txn& txn, absl::Time now,
     if (put.ok()) {
       put = commit->batch.Delete(
           workflows_,
-          keys::WorkflowFinishedKey(state.finished_unix_ms(), c.event_id));
+          keys::WorkflowFinishedKey(state->finished_unix_ms(), c.event_id));
     }
     OUTBOX_RETURN_IF_ERROR(FromRocks(put, "queueing a cancelled workflow"));
     commit->events.push_back({entry.seq(), entry.ordering_key(), entry.type(),
@@ -219,45 +239,23 @@ absl::Status StoreImpl::RetryWorkflow(absl::string_view event_id,
 }
 
 absl::Status StoreImpl::AddRetriedStateLocked(
-    const std::string& event_id, const std::string& old_state,
+    const std::string& event_id,
+    const std::optional<storage::WorkflowState>& old,
     const storage::WorkflowState& state, rocksdb::WriteBatch* batch,
     storage::QueueState* next) {
   if (workflows_ == nullptr) return NoWorkflowFamily();
-  if (!old_state.empty()) {
-    storage::WorkflowState old;
-    OUTBOX_RETURN_IF_ERROR(DecodeStored(keys::kWorkflowFamily,
-                                        "a workflow's state", old_state, &old));
-    if (old.phase() == storage::WORKFLOW_PHASE_NEEDS_ATTENTION) {
-      next->set_workflows_needing_attention(
-          queue_state::SaturatingSub(next->workflows_needing_attention(), 1));
-    }
-    if (old.finished_unix_ms() != 0) {
+  if (old.has_value()) {
+    Uncount(*old, next);
+    if (old->finished_unix_ms() != 0) {
       OUTBOX_RETURN_IF_ERROR(FromRocks(
           batch->Delete(workflows_, keys::WorkflowFinishedKey(
-                                        old.finished_unix_ms(), event_id)),
+                                        old->finished_unix_ms(), event_id)),
           "resuming a workflow"));
     }
   }
   return FromRocks(
       batch->Put(workflows_, keys::WorkflowStateKey(event_id), Encode(state)),
       "resuming a workflow");
-}
-
-absl::Status StoreImpl::CountPurgedLocked(const std::string& event_id,
-                                          storage::QueueState* next) {
-  std::string value;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), workflows_,
-                               keys::WorkflowStateKey(event_id), &value);
-  if (s.IsNotFound()) return absl::OkStatus();
-  if (!s.ok()) return FromRocks(s, "reading a finished workflow");
-  storage::WorkflowState state;
-  OUTBOX_RETURN_IF_ERROR(
-      DecodeStored(keys::kWorkflowFamily, "a workflow's state", value, &state));
-  if (state.phase() == storage::WORKFLOW_PHASE_NEEDS_ATTENTION) {
-    next->set_workflows_needing_attention(
-        queue_state::SaturatingSub(next->workflows_needing_attention(), 1));
-  }
-  return absl::OkStatus();
 }
 
 absl::StatusOr<size_t> StoreImpl::AddFinishedPurgeLocked(
@@ -274,7 +272,9 @@ absl::StatusOr<size_t> StoreImpl::AddFinishedPurgeLocked(
     const std::optional<keys::FinishedKey> key = keys::ParseWorkflowFinishedKey(
         absl::string_view(it->key().data(), it->key().size()));
     if (!key.has_value()) continue;
-    OUTBOX_RETURN_IF_ERROR(CountPurgedLocked(key->event_id, next));
+    OUTBOX_ASSIGN_OR_RETURN(const std::optional<storage::WorkflowState> old,
+                            ReadWorkflowStateLocked(key->event_id));
+    if (old.has_value()) Uncount(*old, next);
     rocksdb::Status s = batch->Delete(workflows_, it->key());
     if (s.ok()) {
       s = batch->Delete(workflows_, keys::WorkflowStateKey(key->event_id));
