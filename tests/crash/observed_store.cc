@@ -23,6 +23,14 @@ bool IsWorkflow(const Settlement& s) {
   return !s.workflow_state.empty() || !s.workflow_results.empty();
 }
 
+// Whether a workflow's settlement ends it for good: a compensated workflow
+// is never queued again (a later cancel is a no-op), a completed one may be.
+bool Final(const Settlement& s) {
+  storage::WorkflowState state;
+  return state.ParseFromString(s.workflow_state) &&
+         state.phase() == storage::WORKFLOW_PHASE_COMPENSATED;
+}
+
 }  // namespace
 
 ObservedStore::ObservedStore(Store* base, AckLedger* ledger,
@@ -46,6 +54,13 @@ absl::Status ObservedStore::Close() {
 }
 
 absl::StatusOr<CommitResult> ObservedStore::Commit(const Txn& txn) {
+  if (!txn.cancels().empty()) {
+    // Noted before the write: a cut inside Commit may still keep it.
+    absl::MutexLock l(&mu_);
+    for (const Txn::CancelOp& c : txn.cancels()) {
+      ledger_->OnCancelAttempted(c.event_id);
+    }
+  }
   absl::StatusOr<CommitResult> result = base_->Commit(txn);
   Synced(result.status(), result.ok() && !result->duplicate);
   return result;
@@ -64,9 +79,10 @@ absl::StatusOr<DueEvents> ObservedStore::NextDue(
 
 absl::StatusOr<SettleResult> ObservedStore::Settle(
     const std::vector<Settlement>& settlements) {
-  // A workflow's settlement is no acknowledgement of its event (a completed
-  // workflow may be queued again by a cancel): what it acknowledges is its
-  // step's or revert's 2xx result.
+  // A workflow's settlement is no acknowledgement of its event in the
+  // ledger's plain sense (a completed workflow may be queued again by a
+  // cancel): it acknowledges its step's or revert's 2xx result, and its last
+  // one is checked apart (AckLedger::OnWorkflowDeliveryReturned).
   auto acks = [](const Settlement& s) {
     return s.kind == Settlement::Kind::kDelivered && !IsWorkflow(s);
   };
@@ -84,6 +100,9 @@ absl::StatusOr<SettleResult> ObservedStore::Settle(
   for (const Settlement& s : settlements) {
     if (gone.contains(s.event.id)) continue;
     if (acks(s)) ledger_->OnReturned(s.event.id, /*synced=*/false, receipts_());
+    if (IsWorkflow(s) && s.kind == Settlement::Kind::kDelivered) {
+      ledger_->OnWorkflowDeliveryReturned(s.event.id, Final(s));
+    }
     for (const std::string& encoded : s.workflow_results) {
       storage::StepResult row;
       if (row.ParseFromString(encoded) && row.outcome() == "done") {

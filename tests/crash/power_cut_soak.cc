@@ -206,12 +206,28 @@ void PowerCutSoak::RunCycle(int cycle) {
       break;
     }
   }
-  if (!violations_.empty()) {
-    report_.violations = violations_;
+  if (violations_.empty()) return;
+  if (report_.violations.empty()) {
     report_.violation_cycle = cycle;
     report_.violation_cut = where;
     report_.agent_log.assign(agent_log_.begin(), agent_log_.end());
   }
+  // Only an `until` run gets here twice; keep its report readable, but
+  // never drop what it waits for.
+  constexpr size_t kKeptViolations = 64;
+  for (Violation& v : violations_) {
+    if (report_.violations.size() >= kKeptViolations &&
+        v.kind != options_.until) {
+      continue;
+    }
+    report_.violations.push_back(std::move(v));
+  }
+}
+
+bool PowerCutSoak::Done() const {
+  if (fatal_) return true;
+  if (report_.violations.empty()) return false;
+  return !options_.until.has_value() || report_.HasViolation(*options_.until);
 }
 
 SoakReport PowerCutSoak::Run() {
@@ -233,7 +249,7 @@ SoakReport PowerCutSoak::Run() {
                   static_cast<unsigned long long>(report_.events_checked));
       std::fflush(stdout);
     }
-    if (!report_.violations.empty() || fatal_) break;
+    if (Done()) break;
   }
   report_.receipts = receiver_.log().size();
   report_.acks = model_.acks()->counts();

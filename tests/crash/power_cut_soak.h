@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "agent/agent_impl.h"
@@ -27,6 +28,11 @@ struct SoakOptions {
   // Cycles to run; the soak stops early after the first cycle whose check
   // found a violation. Default: 2000.
   int cycles = 2000;
+  // For the broken variants' runs: stop only once a violation of this kind
+  // fired, collecting the others on the way (a variant's damage may show
+  // under another check first, in a cycle where its own check saw nothing
+  // to judge). Unset (the default): stop at the first violation.
+  std::optional<ViolationKind> until;
   // Seeds the workload, the receiver's answers and the cut plans. Where a
   // cut at a file operation lands also depends on when RocksDB's background
   // compactions run, and a cut in a burst on how its committer threads

@@ -68,6 +68,8 @@ class PowerCutSoak {
   absl::Status OpenStore();
   void StartAgent();
   void RunCycle(int cycle);
+  // Whether Run stops: a fatal error, or the violation SoakOptions asks for.
+  bool Done() const;
   // Ends the cycle's store and agent and cuts the power; returns where the
   // power went (see SoakReport::cuts).
   std::string ShutDown(const CutPlan& plan);

@@ -66,7 +66,9 @@
 //      Settle, unsynced, or MarkDelivered) and a synced write covered it
 //      (soak_acks.h: a later Commit, Sync or Close; MarkDelivered's own
 //      write), no reopen shows the event again and the receiver never gets
-//      it again. An
+//      it again. The same for a workflow event's last Settle (removed as
+//      delivered): once covered, no reopen shows it pending, unless it had
+//      completed and a cancel was made for it (which queues it again). An
 //      uncovered ack may be undone by a cut: the event is resent with the
 //      same id and body (4).                              [durable_ack_lost]
 //  10. delivered_total, as persisted, equals the number of events reopens

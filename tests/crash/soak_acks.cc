@@ -33,6 +33,20 @@ void AckLedger::OnSyncedWrite(size_t receipts) {
     }
   }
   uncovered_results_.clear();
+  for (const std::string& id : uncovered_workflow_deliveries_) {
+    workflow_delivered_[id].covered = true;
+  }
+  uncovered_workflow_deliveries_.clear();
+}
+
+void AckLedger::OnCancelAttempted(const std::string& id) {
+  cancelled_.insert(id);
+}
+
+void AckLedger::OnWorkflowDeliveryReturned(const std::string& id, bool final) {
+  ++counts_.workflow_deliveries_returned;
+  workflow_delivered_[id] = {final, false};
+  uncovered_workflow_deliveries_.push_back(id);
 }
 
 void AckLedger::OnResultReturned(const std::string& request_id) {
@@ -97,8 +111,30 @@ uint64_t AckLedger::Check(const DiskState& disk,
       durable_.erase(it);
     }
   }
+  checked += CheckWorkflowDeliveries(disk, out);
   CheckDeliveredTotal(disk, workflow_deliveries, out);
   return checked + 1;
+}
+
+uint64_t AckLedger::CheckWorkflowDeliveries(const DiskState& disk,
+                                            std::vector<Violation>* out) {
+  uint64_t checked = 0;
+  for (const auto& [id, d] : workflow_delivered_) {
+    ++checked;
+    if (!d.covered || !disk.Holds(id)) continue;
+    if (!d.final && cancelled_.contains(id)) continue;  // queued again
+    out->push_back({ViolationKind::kDurableAckLost,
+                    absl::StrCat("workflow event ", id,
+                                 " is stored again after a power cut, though "
+                                 "the Settle that removed it as delivered "
+                                 "returned and a synced write covered it (",
+                                 d.final ? "its compensation had finished"
+                                         : "no cancel was made for it",
+                                 ")")});
+  }
+  workflow_delivered_.clear();
+  uncovered_workflow_deliveries_.clear();
+  return checked;
 }
 
 // The window the guarantee allows: at least every durable ack, at most every

@@ -15,6 +15,11 @@
 // A workflow step's (or revert's) 2xx result, settled with the workflow's
 // state, is tracked the same way: durable once covered, or once a reopen
 // showed it stored (SoakModel's workflow checks judge the next step by it).
+// So is a workflow's last settlement, the one that removes its event as
+// delivered: once covered, no reopen may show the event pending again.
+// Unless its workflow completed (rather than finished compensating) and a
+// cancel was attempted for it: a cancel queues a completed workflow again,
+// and one racing the last step keeps it queued.
 
 #ifndef OUTBOX_TESTS_CRASH_SOAK_ACKS_H_
 #define OUTBOX_TESTS_CRASH_SOAK_ACKS_H_
@@ -43,6 +48,8 @@ struct AckCounts {
   uint64_t results_returned = 0;
   uint64_t results_covered = 0;
   uint64_t results_lost_uncovered = 0;
+  // Workflow events' last settlements (removed as delivered) returned.
+  uint64_t workflow_deliveries_returned = 0;
 };
 
 // Thread-compatible: the soak drives it from its one thread.
@@ -56,6 +63,14 @@ class AckLedger {
   // A synced write returned OK: every ack (and workflow result) that
   // returned before it is covered.
   void OnSyncedWrite(size_t receipts);
+
+  // A Commit carrying a cancel of event `id` was attempted: from then on its
+  // workflow's event may legitimately be pending again.
+  void OnCancelAttempted(const std::string& id);
+  // The agent's Settle returned, unsynced, removing workflow event `id` as
+  // delivered: its workflow completed, or finished compensating (`final`,
+  // so that no cancel may queue it again).
+  void OnWorkflowDeliveryReturned(const std::string& id, bool final);
 
   // The agent's Settle returned, unsynced, with the 2xx result of workflow
   // request `request_id` (a step's or a revert's webhook-id).
@@ -89,6 +104,8 @@ class AckLedger {
   void Cover(const std::string& id, size_t receipts);
   void CheckDeliveredTotal(const DiskState& disk, uint64_t workflow_deliveries,
                            std::vector<Violation>* out);
+  uint64_t CheckWorkflowDeliveries(const DiskState& disk,
+                                   std::vector<Violation>* out);
 
   // Acks called since the last Check, by event id.
   absl::flat_hash_map<std::string, Ack> open_;
@@ -106,6 +123,15 @@ class AckLedger {
   // the receiver's log size when each became durable.
   std::vector<std::string> uncovered_results_;
   absl::flat_hash_map<std::string, size_t> durable_results_;
+  // Workflow events settled as delivered since the last Check (covered or
+  // not), those not covered yet, and the events a cancel was attempted for.
+  struct WorkflowDelivery {
+    bool final = false;
+    bool covered = false;
+  };
+  absl::flat_hash_map<std::string, WorkflowDelivery> workflow_delivered_;
+  std::vector<std::string> uncovered_workflow_deliveries_;
+  absl::flat_hash_set<std::string> cancelled_;
   AckCounts counts_;
 };
 

@@ -244,6 +244,33 @@ TEST_F(SoakModelTest, UnsyncedAckCoveredByALaterCommitIsDurable) {
   EXPECT_EQ(Check(), Kinds{ViolationKind::kDurableAckLost});
 }
 
+// A workflow's last settlement (its compensation finished) returned and a
+// synced write covered it, but the store still holds its event.
+TEST_F(SoakModelTest, CoveredFinalWorkflowDeliveryStoredAgainIsDurableAckLost) {
+  const std::string a = Commit();
+  model_.acks()->OnWorkflowDeliveryReturned(a, /*final=*/true);
+  model_.acks()->OnCancelAttempted(a);  // no excuse once compensated
+  Commit();                             // synced: covers it
+  EXPECT_EQ(Check(), Kinds{ViolationKind::kDurableAckLost});
+}
+
+// A completed workflow's event pending again without any cancel for it.
+TEST_F(SoakModelTest, CoveredCompletedWorkflowStoredAgainIsDurableAckLost) {
+  const std::string a = Commit();
+  model_.acks()->OnWorkflowDeliveryReturned(a, /*final=*/false);
+  Commit();
+  EXPECT_EQ(Check(), Kinds{ViolationKind::kDurableAckLost});
+}
+
+// The same, but a cancel was made for it: the cancel queued it again.
+TEST_F(SoakModelTest, CompletedWorkflowQueuedAgainByACancelIsClean) {
+  const std::string a = Commit();
+  model_.acks()->OnWorkflowDeliveryReturned(a, /*final=*/false);
+  model_.acks()->OnCancelAttempted(a);
+  Commit();
+  EXPECT_EQ(Check(), Kinds());
+}
+
 TEST_F(SoakModelTest, SendAfterADurableAckIsDurableAckLost) {
   const std::string a = Commit();
   Receive(a, Answer::kOk);

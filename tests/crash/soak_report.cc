@@ -50,7 +50,9 @@ std::string SoakReport::Summary() const {
       " workflow checks\n  step results: ", acks.results_returned,
       " returned, ", acks.results_covered, " covered by a sync, ",
       acks.results_lost_uncovered,
-      " uncovered in a cut (allowed: resent, same id)\n  cuts per point:");
+      " uncovered in a cut (allowed: resent, same id); ",
+      acks.workflow_deliveries_returned,
+      " workflow events settled as delivered\n  cuts per point:");
   for (const auto& [where, n] : cuts)
     absl::StrAppend(&s, "\n    ", where, ": ", n);
   absl::StrAppend(&s, "\n  named points passed:");
