@@ -167,6 +167,9 @@ int outbox_get_stats(outbox_store* store, outbox_stats* stats, char** errptr) {
       absl::ToInt64Milliseconds(s->oldest_pending_age);
   stats->dead_letters = s->dead_letters;
   stats->delivered_total = s->delivered_total;
+  stats->dead_letters_purged = s->dead_letters_purged;
+  stats->workflows_needing_attention = s->workflows_needing_attention;
+  stats->disk_bytes = s->disk_bytes;
   return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "outbox/outbox.h"
 #include "outbox/store.h"
+#include "proto/storage.pb.h"
 #include "tests/testing/agent_fixture.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
@@ -133,6 +134,65 @@ TEST_F(CApiCancelTest, CancelWithoutAnIdFailsTheWholeCommit) {
   ASSERT_OUTBOX_OK(sale);
   EXPECT_EQ(*sale, "open");  // the business change was not written either
   EXPECT_OUTBOX_OK(store->Close());
+}
+
+// Every figure of Store::GetStats reaches the C struct: a dead letter
+// purged, a workflow needing attention (settled as the agent would), one
+// event pending, and the directory's size.
+TEST(CApiStatsTest, StatsCarryEveryFigureOfGetStats) {
+  testing::TempDir dir;
+  Options options;
+  options.tables = {"sales"};
+  absl::StatusOr<std::unique_ptr<Store>> store =
+      Store::Open(options, dir.Sub("db"));
+  ASSERT_OUTBOX_OK(store);
+  auto commit = [&](const char* key) {
+    Txn txn;
+    txn.Put("sales", key, "open");
+    Event e;
+    e.type = "order.created";
+    e.ordering_key = key;
+    e.payload = "{}";
+    const std::string id = txn.Emit(e);
+    EXPECT_OUTBOX_OK((*store)->Commit(txn));
+    absl::StatusOr<PendingEvent> pending = (*store)->FindPending(id);
+    EXPECT_OUTBOX_OK(pending);
+    return pending.ok() ? *pending : PendingEvent();
+  };
+  ASSERT_OUTBOX_OK(
+      (*store)->MoveToDeadLetters(commit("sale-1"), "rejected (HTTP 400)"));
+  absl::StatusOr<size_t> purged =
+      (*store)->PurgeDeadLetters(absl::Now() + absl::Hours(1));
+  ASSERT_OUTBOX_OK(purged);
+  ASSERT_EQ(*purged, 1u);
+  Settlement attention;
+  attention.kind = Settlement::Kind::kDeadLetterUnsent;
+  attention.event = commit("sale-2");
+  attention.reason = "revert failed for good";
+  storage::WorkflowState state;
+  state.set_phase(storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
+  attention.workflow_state = state.SerializeAsString();
+  ASSERT_OUTBOX_OK((*store)->Settle({attention}));
+  commit("sale-3");
+  absl::StatusOr<Stats> cpp = (*store)->GetStats();
+  ASSERT_OUTBOX_OK(cpp);
+  ASSERT_OUTBOX_OK((*store)->Close());
+  store->reset();
+
+  const char* tables[] = {"sales"};
+  char* err = nullptr;
+  outbox_store* c = outbox_open(dir.Sub("db").c_str(), tables, 1, &err);
+  ASSERT_NE(c, nullptr) << err;
+  outbox_stats stats;
+  ASSERT_EQ(outbox_get_stats(c, &stats, &err), 0) << err;
+  EXPECT_EQ(stats.pending_events, 1u);
+  EXPECT_EQ(stats.pending_bytes, cpp->pending_bytes);
+  EXPECT_EQ(stats.dead_letters, 1u);  // the workflow's
+  EXPECT_EQ(stats.delivered_total, 0u);
+  EXPECT_EQ(stats.dead_letters_purged, 1u);
+  EXPECT_EQ(stats.workflows_needing_attention, 1u);
+  EXPECT_GT(stats.disk_bytes, 0u);
+  EXPECT_EQ(outbox_close(c, &err), 0) << err;
 }
 
 }  // namespace

@@ -38,12 +38,20 @@ typedef struct outbox_agent outbox_agent;
 /* Length of an event id (a UUIDv7 in text form) without its NUL. */
 #define OUTBOX_EVENT_ID_LEN 36
 
+/* Store::GetStats's figures (outbox/store.h says what each counts). Fields
+ * are only ever added at the end; the library and this header come together
+ * (it links statically), so a caller's struct always has them all. */
 typedef struct outbox_stats {
   uint64_t pending_events;
   uint64_t pending_bytes;
   int64_t oldest_pending_age_ms; /* 0 when nothing is pending */
   uint64_t dead_letters;
   uint64_t delivered_total;
+  uint64_t dead_letters_purged; /* since the store was created */
+  /* Workflows stopped on a revert that failed for good, waiting for an
+   * operator (outboxctl show / retry-step). */
+  uint64_t workflows_needing_attention;
+  uint64_t disk_bytes; /* the store directory's files */
 } outbox_stats;
 
 /* Frees what the API malloc()ed: error messages and outbox_get values. */
