@@ -365,8 +365,15 @@ absl::Status AgentImpl::StartDueEvents() {
     }
     if (!Send(std::move(event), **destination, now)) break;  // full
   }
-  // The unsendable ones, and workflows that ended without a request.
+  // The unsendable ones, and workflows that ended without a request (a
+  // compensation that finished). Each left the queue, so the next event of
+  // its ordering key may be due now, which NextDue above could not see:
+  // look again at once, or an idle agent would sleep past it. (Due at
+  // `steady`, not InfinitePast: ArmTimer takes that for "armed for nothing"
+  // after the timer fired, and would not arm it.)
+  const bool settled_here = !settled_.empty();
   OUTBOX_RETURN_IF_ERROR(FlushSettlements());
+  if (settled_here) next_due_ = steady;
   // Idle: nothing in flight and nothing due for a reachable destination
   // (NextDue waits 0 when it stopped at the limit; a workflow step settled
   // just now makes its next step due at once).

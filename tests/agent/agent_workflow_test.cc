@@ -268,6 +268,21 @@ TEST_F(AgentWorkflowTest, DeclinedBillingRevertsShippingThenInventory) {
   EXPECT_THAT(dead->reason, HasSubstr("step billing failed"));
 }
 
+// A compensation ends without a request (its last revert settled in an
+// earlier round): the next order of the key is due at that moment, and one
+// Drain must not return before running it.
+TEST_F(AgentWorkflowTest, OrderAfterACompensatedOneOfItsKeyRunsInTheSameDrain) {
+  CommitOrder(
+      R"({"riskScore": 10, "shippingType": "domestic", "simulate": "decline"})");
+  CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})");
+  std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
+  ASSERT_NE(agent, nullptr);
+  absl::StatusOr<uint64_t> pending = agent->Drain();
+  ASSERT_OUTBOX_OK(pending);
+  EXPECT_EQ(*pending, 0u);
+  EXPECT_EQ(Paths().size(), 10u);  // 4 + 2 reverts, then 4
+}
+
 TEST_F(AgentWorkflowTest, CancelWhileAStepRetriesStartsNoForwardStepAfter) {
   std::unique_ptr<Agent> agent = MakeAgent(WorkflowConfig());
   ASSERT_NE(agent, nullptr);

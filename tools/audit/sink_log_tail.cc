@@ -21,6 +21,9 @@ SinkRequest ParseSinkLine(const std::string& line) {
   r.dropped = JsonString(line, "action") == "drop";
   r.duplicate = JsonField(line, "duplicate") == "true";
   r.signature_valid = JsonField(line, "signature_valid") == "true";
+  r.method = JsonString(line, "method");
+  r.path = JsonString(line, "path");
+  r.response = JsonString(line, "response");
   r.body = JsonString(line, "body");
   // The body is itself one flat JSON object, outbox-pos-sim's payload:
   // {"sale":"till-1-7","n":7,"total_cents":107}.

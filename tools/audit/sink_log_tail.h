@@ -21,9 +21,12 @@ struct SinkRequest {
   bool dropped = false;    // processed, answer withheld
   bool duplicate = false;  // id already processed by this sink
   bool signature_valid = false;
-  std::string body;  // unescaped
-  std::string sale;  // "sale" of the body; empty if the body has none
-  int64_t n = -1;    // "n" of the body; -1 if the body has none
+  std::string method;    // "POST", "DELETE", ...
+  std::string path;      // as the sink logged it
+  std::string response;  // the body answered; "" when dropped
+  std::string body;      // unescaped
+  std::string sale;      // "sale" of the body; empty if the body has none
+  int64_t n = -1;        // "n" of the body; -1 if the body has none
 
   bool ok() const { return status >= 200 && status <= 299; }
 };

@@ -118,7 +118,12 @@ sales while their receiver is down, brings the receiver (outbox-sink) up
 answering some requests 503, some 429 with Retry-After and losing some answers,
 SIGKILLs one till in the middle of its drain and restarts it, waits until every
 till has drained, and audits every committed sale against the receiver's log.
-Ends with a table per till; exits 1 if a sale was lost or a step failed.
+Then the saga chapter: one till whose agent runs each sale as seed 003's four
+steps (reserve stock, fraud check, shipping, billing) against an outbox-sink
+playing those services; some cards are declined at billing, some sales are
+refunded (cancelled) after they completed, and every workflow's requests and
+reverts are audited. Ends with a table per till and one per saga outcome;
+exits 1 if a sale was lost, an audit check fired or a step failed.
 
 Usage:
   outbox-demo [--short] [--dir DIR] [options]
@@ -136,7 +141,8 @@ Usage:
                        (short: 1).
   --seed N             Seed of the receiver's fault draws. Default: 7.
 
-Exit codes: 0 nothing lost; 1 a sale lost or a step failed; 2 usage;
+Exit codes: 0 nothing lost; 1 a sale lost, an audit check fired or a step
+failed; 2 usage;
 130 interrupted (every process it started is stopped first).
 )";
 }

@@ -28,6 +28,21 @@ struct ReceiverFaults {
   uint64_t seed = 7;  // the draws; fixed so that each run shows each fault
 };
 
+// The saga chapter: one till whose sales run seed 003's four steps.
+struct SagaOptions {
+  int64_t sales = 20;
+  double rate = 200;  // sales per second
+  // pos-sim's --decline-every and --refund-every: sales 5, 11, 17 fail at
+  // billing and 7, 15 are refunded (cancelled) after they completed.
+  int64_t decline_every = 6;
+  int64_t refund_every = 8;
+  // The receiver answers some requests 503 (retried) and loses some answers
+  // (resent under the same id: duplicates).
+  double fail_rate = 0.05;
+  double drop_rate = 0.05;
+  uint64_t seed = 3;
+};
+
 struct DemoOptions {
   // Stores, configuration, secrets and logs. Default: demo-out.
   std::string dir = "demo-out";
@@ -38,6 +53,7 @@ struct DemoOptions {
   // committed all its sales.
   absl::Duration offline = absl::Seconds(6);
   ReceiverFaults faults;
+  SagaOptions saga;
   // A step that sees no progress for this long fails the demo.
   absl::Duration stall_timeout = absl::Seconds(120);
   bool short_mode = false;  // --short, or OUTBOX_DEMO_SHORT=1

@@ -31,6 +31,14 @@ std::string FormatLiveLine(absl::Duration elapsed,
   return line;
 }
 
+std::string FormatSagaLiveLine(absl::Duration elapsed, absl::string_view state,
+                               int64_t committed, int64_t refunded,
+                               int64_t requests) {
+  return absl::StrFormat(
+      "%ssaga till %s: %d committed, %d refunded | receiver %d requests",
+      Stamp(elapsed), state, committed, refunded, requests);
+}
+
 void RateMeter::Add(absl::Time now, int64_t count) {
   samples_.emplace_back(now, count);
   while (samples_.size() > 2 && now - samples_[1].first >= window_) {

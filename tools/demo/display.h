@@ -32,6 +32,12 @@ struct TillLive {
 std::string FormatLiveLine(absl::Duration elapsed,
                            const std::vector<TillLive>& tills);
 
+// "[ 21.3s] saga till selling: 12 committed, 0 refunded | receiver 48
+// requests".
+std::string FormatSagaLiveLine(absl::Duration elapsed, absl::string_view state,
+                               int64_t committed, int64_t refunded,
+                               int64_t requests);
+
 // Deliveries per second over the last `window`. REQUIRES: External
 // synchronization.
 class RateMeter {

@@ -65,7 +65,9 @@ int Run(const std::vector<std::string>& args) {
   absl::Status status;
   std::string dir;
   {
-    Story story(*options, {OUTBOX_DEMO_SINK_BINARY, OUTBOX_DEMO_POS_SIM_BINARY},
+    Story story(*options,
+                {OUTBOX_DEMO_SINK_BINARY, OUTBOX_DEMO_POS_SIM_BINARY,
+                 OUTBOX_DEMO_SAGA_ROUTES},
                 &display, [] { return g_interrupted != 0; });
     dir = story.dir();
     status = story.Run();
@@ -74,7 +76,8 @@ int Run(const std::vector<std::string>& args) {
   if (status.ok()) {
     display.Print(absl::StrCat(
         "outbox-demo: nothing lost: every committed sale reached the ",
-        "receiver. Stores, configs and logs: ", dir));
+        "receiver, and every saga completed or was compensated in order. ",
+        "Stores, configs and logs: ", dir));
   } else if (status.code() == absl::StatusCode::kCancelled) {
     display.Print(absl::StrCat("outbox-demo: interrupted; every process it ",
                                "started is stopped. Stores, configs and ",

@@ -11,11 +11,11 @@
 #include "absl/time/clock.h"
 #include "lib/status_macros.h"
 #include "tools/demo/demo_files.h"
+#include "tools/demo/wait.h"
 
 namespace outbox::demo {
 namespace {
 
-constexpr absl::Duration kTick = absl::Milliseconds(10);
 constexpr absl::Duration kStopGrace = absl::Seconds(5);
 
 std::string Percent(double rate) {
@@ -53,7 +53,12 @@ absl::Status Story::RunSteps() {
   OUTBOX_RETURN_IF_ERROR(DrainAll());
   OUTBOX_RETURN_IF_ERROR(StopReceiver());
   OUTBOX_RETURN_IF_ERROR(Audit());
-  return CheckStory();
+  OUTBOX_RETURN_IF_ERROR(CheckStory());
+  saga_ = std::make_unique<SagaChapter>(
+      options_,
+      SagaBinaries{binaries_.sink, binaries_.pos_sim, binaries_.routes},
+      display_, interrupted_, start_, dir_);
+  return saga_->Run();
 }
 
 absl::Status Story::Prepare() {
@@ -194,13 +199,10 @@ absl::Status Story::DrainAll() {
 }
 
 absl::Status Story::StopReceiver() {
-  OUTBOX_ASSIGN_OR_RETURN(const int code, sink_->Stop());
+  const absl::Status stopped = sink_->StopCleanly();
   log_->Poll();
   display_->EndLive();
-  if (code != 0) {
-    return absl::InternalError(absl::StrCat("outbox-sink exited with ", code,
-                                            "; see ", sink_->stderr_path()));
-  }
+  OUTBOX_RETURN_IF_ERROR(stopped);
   Event("every till drained and exited; receiver stopped");
   return absl::OkStatus();
 }
@@ -209,7 +211,7 @@ absl::Status Story::Tick() {
   const absl::Time now = absl::Now();
   for (const auto& till : tills_) {
     OUTBOX_RETURN_IF_ERROR(till->Poll());
-    OUTBOX_RETURN_IF_ERROR(CheckTill(*till));
+    OUTBOX_RETURN_IF_ERROR(till->ExitStatus());
   }
   log_->Poll();
   std::vector<TillLive> live;
@@ -233,35 +235,16 @@ absl::Status Story::Tick() {
   return absl::OkStatus();
 }
 
-absl::Status Story::CheckTill(const Till& till) const {
-  if (till.state() != Till::State::kExited) return absl::OkStatus();
-  if (till.exit_code() == 0 && till.drained()) return absl::OkStatus();
-  return absl::InternalError(
-      absl::StrCat(till.spec().name, ": outbox-pos-sim exited with ",
-                   till.exit_code(), till.drained() ? "" : " before it drained",
-                   "; see ", till.spec().stderr_path));
-}
-
 absl::Status Story::WaitUntil(absl::string_view step,
                               const std::function<bool()>& done) {
-  int64_t mark = -1;
-  absl::Time moved = absl::Now();
-  for (;;) {
-    if (interrupted_()) return absl::CancelledError("interrupted");
-    OUTBOX_RETURN_IF_ERROR(Tick());
-    if (done()) return absl::OkStatus();
-    const int64_t progress = Progress();
-    if (progress != mark) {
-      mark = progress;
-      moved = absl::Now();
-    } else if (absl::Now() - moved > options_.stall_timeout) {
-      return absl::DeadlineExceededError(absl::StrCat(
-          "step \"", step, "\" made no progress for ",
-          absl::FormatDuration(options_.stall_timeout), "; see the tills' ",
-          "pos-sim.err and the receiver's sink-*.err in ", dir_));
-    }
-    absl::SleepFor(kTick);
-  }
+  Waiter waiter;
+  waiter.interrupted = interrupted_;
+  waiter.tick = [this] { return Tick(); };
+  waiter.progress = [this] { return Progress(); };
+  waiter.stall_timeout = options_.stall_timeout;
+  waiter.logs = absl::StrCat("the tills' pos-sim.err and the receiver's ",
+                             "sink-*.err in ", dir_);
+  return demo::WaitUntil(waiter, step, done);
 }
 
 // Anything that moves: lines printed, requests received, runs started.
@@ -305,6 +288,7 @@ void Story::Event(absl::string_view text) {
 }
 
 void Story::StopAll() {
+  saga_.reset();  // stops the saga's till and receiver
   for (const auto& till : tills_) till->Stop(kStopGrace);
   if (sink_ != nullptr) sink_->Stop().IgnoreError();
 }

@@ -4,7 +4,8 @@
 // is down, the receiver comes up answering with faults, one till is
 // SIGKILLed in the middle of its drain and restarted, every till drains,
 // and every committed sale is audited against the receiver's log (see
-// results.h for what "lost" means). Every process it starts is stopped when
+// results.h for what "lost" means); then the saga chapter (saga.h). Every
+// process it starts is stopped when
 // it returns, however it returns.
 
 #ifndef OUTBOX_TOOLS_DEMO_STORY_H_
@@ -24,6 +25,7 @@
 #include "tools/demo/display.h"
 #include "tools/demo/receiver_log.h"
 #include "tools/demo/results.h"
+#include "tools/demo/saga.h"
 #include "tools/demo/till.h"
 #include "tools/sink/sink_process.h"
 
@@ -32,6 +34,7 @@ namespace outbox::demo {
 struct Binaries {
   std::string sink;     // outbox-sink
   std::string pos_sim;  // outbox-pos-sim
+  std::string routes;   // seed003_routes.json, for the saga chapter
 };
 
 // REQUIRES: External synchronization.
@@ -48,9 +51,11 @@ class Story {
 
   // Runs the story and prints the table. Errors:
   //   kDataLoss            a committed sale never reached the receiver, or
-  //                        another audit check fired (the message says which);
+  //                        another audit check fired, the saga's included
+  //                        (the message says which);
   //   kFailedPrecondition  a step did not happen as the story tells it (no
-  //                        503 or 429 answered, the kill missed the drain);
+  //                        503 or 429 answered, the kill missed the drain,
+  //                        fewer refunds than planned);
   //   kDeadlineExceeded    a step made no progress for stall_timeout;
   //   kCancelled           interrupted;
   //   kInternal            a till exited with an error or printed nonsense;
@@ -76,7 +81,6 @@ class Story {
   // One round: reads the tills and the receiver's log, redraws the live
   // line, notes tills coming online. Errors: a till that failed.
   absl::Status Tick();
-  absl::Status CheckTill(const Till& till) const;
   // Ticks until `done` says so. Errors: Tick's; kCancelled; kDeadlineExceeded
   // naming `step` when nothing moves for stall_timeout.
   absl::Status WaitUntil(absl::string_view step,
@@ -104,6 +108,7 @@ class Story {
   absl::Time start_;
   size_t victim_ = 1;  // the till SIGKILLed in its drain
   std::vector<TillResult> results_;
+  std::unique_ptr<SagaChapter> saga_;
 };
 
 }  // namespace outbox::demo

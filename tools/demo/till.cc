@@ -14,17 +14,19 @@
 namespace outbox::demo {
 
 absl::Status Till::Start() {
-  const std::vector<std::string> command = {binary_,
-                                            "--db",
-                                            spec_.db,
-                                            "--config",
-                                            spec_.config_path,
-                                            "--sales",
-                                            absl::StrCat(spec_.sales),
-                                            "--rate",
-                                            absl::StrCat(spec_.rate),
-                                            "--till",
-                                            spec_.name};
+  std::vector<std::string> command = {binary_,
+                                      "--db",
+                                      spec_.db,
+                                      "--config",
+                                      spec_.config_path,
+                                      "--sales",
+                                      absl::StrCat(spec_.sales),
+                                      "--rate",
+                                      absl::StrCat(spec_.rate),
+                                      "--till",
+                                      spec_.name};
+  command.insert(command.end(), spec_.more_flags.begin(),
+                 spec_.more_flags.end());
   OUTBOX_ASSIGN_OR_RETURN(child_,
                           ChildProcess::Start(command, spec_.stderr_path));
   ++runs_;
@@ -64,6 +66,14 @@ void Till::Stop(absl::Duration grace) {
   exit_code_ = child_->exit_code();
 }
 
+absl::Status Till::ExitStatus() const {
+  if (state_ != State::kExited) return absl::OkStatus();
+  if (exit_code_ == 0 && drained_) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(
+      spec_.name, ": outbox-pos-sim exited with ", exit_code_,
+      drained_ ? "" : " before it drained", "; see ", spec_.stderr_path));
+}
+
 absl::Status Till::ReadLines() {
   std::string line;
   while (child_->ReadLine(absl::InfinitePast(), &line) ==
@@ -83,14 +93,15 @@ absl::Status Till::Record(const std::string& line) {
   sale.run = runs_;
   absl::string_view number =
       words.size() == 3 ? absl::string_view(words[1]) : absl::string_view();
-  if (words.size() != 3 || words[0] != "sale" ||
+  const bool refund = !words.empty() && words[0] == "refund";
+  if (words.size() != 3 || (words[0] != "sale" && !refund) ||
       !absl::ConsumePrefix(&number, absl::StrCat(spec_.name, "-")) ||
       !absl::SimpleAtoi(number, &sale.n)) {
     return absl::InternalError(absl::StrCat(
         spec_.name, ": outbox-pos-sim printed an unexpected line: ", line));
   }
   sale.event_id = words[2];
-  acknowledged_.push_back(std::move(sale));
+  (refund ? refunded_ : acknowledged_).push_back(std::move(sale));
   return absl::OkStatus();
 }
 

@@ -3,7 +3,8 @@
 // One till of the demo: outbox-pos-sim on its own store, started again
 // after a SIGKILL. It reads the till's "sale <sale-id> <event-id>" lines
 // (each one a committed sale: pos-sim prints it only after its commit
-// returned) and "drained".
+// returned), "refund <sale-id> <event-id>" (--refund-every: a committed
+// refund) and "drained".
 
 #ifndef OUTBOX_TOOLS_DEMO_TILL_H_
 #define OUTBOX_TOOLS_DEMO_TILL_H_
@@ -27,6 +28,7 @@ struct TillSpec {
   std::string stderr_path;  // every run appends here
   int64_t sales = 0;        // --sales (a restart continues the count)
   double rate = 100;        // --rate
+  std::vector<std::string> more_flags;  // e.g. --saga per_step
 };
 
 // REQUIRES: External synchronization.
@@ -53,6 +55,10 @@ class Till {
   // SIGKILL. For cleanup; a no-op when nothing runs.
   void Stop(absl::Duration grace);
 
+  // OK unless the run exited (state() == kExited) with an error or before
+  // it printed "drained": then kInternal naming its stderr file.
+  absl::Status ExitStatus() const;
+
   const TillSpec& spec() const { return spec_; }
   State state() const { return state_; }
   // The current run printed "drained" (cleared by Start).
@@ -65,6 +71,10 @@ class Till {
   // Every "sale" line of every run, in order.
   const std::vector<audit::AcknowledgedSale>& acknowledged() const {
     return acknowledged_;
+  }
+  // Every "refund" line of every run, in order.
+  const std::vector<audit::AcknowledgedSale>& refunded() const {
+    return refunded_;
   }
 
  private:
@@ -80,6 +90,7 @@ class Till {
   int runs_ = 0;
   absl::Time run_started_ = absl::InfinitePast();
   std::vector<audit::AcknowledgedSale> acknowledged_;
+  std::vector<audit::AcknowledgedSale> refunded_;
 };
 
 }  // namespace outbox::demo

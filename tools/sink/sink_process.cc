@@ -69,6 +69,16 @@ absl::StatusOr<int> SinkProcess::Stop() {
   return child_->Wait(absl::InfiniteFuture());
 }
 
+absl::Status SinkProcess::StopCleanly() {
+  absl::StatusOr<int> code = Stop();
+  if (!code.ok()) return code.status();
+  if (*code != 0) {
+    return absl::InternalError(absl::StrCat("outbox-sink exited with ", *code,
+                                            "; see ", stderr_path_));
+  }
+  return absl::OkStatus();
+}
+
 std::string SinkProcess::Stderr() const { return ReadOwnFile(stderr_path_); }
 
 }  // namespace outbox::sink

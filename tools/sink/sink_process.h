@@ -46,6 +46,9 @@ class SinkProcess {
   // stopped (or reaped) already.
   absl::StatusOr<int> Stop();
 
+  // Stop(), and kInternal naming its stderr file unless it exited 0.
+  absl::Status StopCleanly();
+
   // What it wrote to stderr so far ("" if that cannot be read).
   std::string Stderr() const;
   const std::string& stderr_path() const { return stderr_path_; }

@@ -1,0 +1,62 @@
+// Copyright (c) edge-outbox authors.
+
+#include "tools/demo/saga_files.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+
+namespace outbox::demo {
+namespace {
+
+std::string Destination(const TillConfig& c, absl::string_view name,
+                        absl::string_view path) {
+  return absl::StrCat("destinations {\n  name: \"", name,
+                      "\"\n  url: \"http://127.0.0.1:", c.port, path,
+                      "\"\n  secrets_file: \"", c.secret_path,
+                      "\"\n  connect_timeout: \"2s\"\n  timeout: \"5s\"\n}\n");
+}
+
+std::string Workflow(const TillConfig& c) {
+  const std::string base = absl::StrCat("http://127.0.0.1:", c.port, "/api/");
+  return absl::StrCat(
+      "workflows {\n  event_type: \"sale.created\"\n  payloads: "
+      "\"per_step\"\n",
+      "  steps {\n    name: \"reserve\" destination: \"inventory\"\n",
+      "    revert { url: \"", base,
+      "inventory/{{response:reserve:/reservationId}}/release\" "
+      "method: \"DELETE\" }\n  }\n",
+      "  steps { name: \"fraud\" destination: \"fraud\" }  # read-only\n",
+      "  steps {\n    name: \"shipping\"\n    choose {\n",
+      "      destination: \"domestic\"\n      when { value: "
+      "\"request:/shippingType\" op: \"eq\" expected: \"\\\"domestic\\\"\" }\n",
+      "      revert { url: \"", base,
+      "domestic-shipping/{{response:shipping:/shipmentId}}/cancel\" }\n    }\n",
+      "    choose {\n      destination: \"international\"\n",
+      "      revert { url: \"", base,
+      "international-shipping/{{response:shipping:/shipmentId}}/cancel\" "
+      "}\n    }\n  }\n",
+      "  steps {\n    name: \"billing\"\n    choose {\n",
+      "      destination: \"billing\"\n      when { value: "
+      "\"response:fraud:/riskScore\" op: \"lt\" expected: \"50\" }\n    }\n",
+      "    choose { destination: \"high_value\" }\n  }\n}\n");
+}
+
+}  // namespace
+
+std::string SagaTillConfigText(const TillConfig& c) {
+  return absl::StrCat(
+      "# Written by outbox-demo: the saga till's agent. Seed 003's order as a\n"
+      "# workflow against one outbox-sink playing its four services.\n",
+      Destination(c, "inventory", "/api/inventory/reserve"),
+      Destination(c, "fraud", "/api/fraud/check"),
+      Destination(c, "domestic", "/api/domestic-shipping"),
+      Destination(c, "international", "/api/international-shipping"),
+      Destination(c, "billing", "/api/billing"),
+      Destination(c, "high_value", "/api/high-value-processing"),
+      "retry { base_delay: \"50ms\" max_delay: \"500ms\" }\n",
+      "agent { probe_interval_min: \"100ms\" probe_interval_max: \"500ms\" "
+      "}\n",
+      Workflow(c));
+}
+
+}  // namespace outbox::demo
