@@ -11,6 +11,8 @@ packages=(
   libabsl-dev             # absl::Status, Mutex, Time, flags
   libcurl4-openssl-dev    # HTTP delivery (OpenSSL-backed TLS)
   libssl-dev              # HMAC-SHA256 for Standard Webhooks signatures
+  libmosquitto-dev        # MQTT 5 publisher (optional: OUTBOX_WITH_MQTT; native only)
+  mosquitto               # the real broker of the MQTT tests (and mosquitto_passwd)
   libgtest-dev libgmock-dev
   libcpp-httplib-dev      # outbox-sink test receiver
   nlohmann-json3-dev      # JSON in outboxctl and outbox-sink (header-only)
