@@ -29,7 +29,7 @@ const char* OrNull(const std::string& s) {
   return s.empty() ? nullptr : s.c_str();
 }
 
-absl::Status SetTls(struct mosquitto* mosq, const MqttTlsOptions& tls) {
+absl::Status SetTls(struct mosquitto* mosq, const TlsOptions& tls) {
   const bool no_ca = tls.ca_file.empty() && tls.ca_dir.empty();
   const char* ca_dir = no_ca ? "/etc/ssl/certs" : OrNull(tls.ca_dir);
   int rc = mosquitto_tls_set(mosq, OrNull(tls.ca_file), ca_dir,
@@ -120,7 +120,7 @@ absl::StatusOr<struct mosquitto*> NewMqttClient(const MqttOptions& options,
                                   OrNull(options.password)),
         "MQTT: setting the username");  // never the password itself
   }
-  if (status.ok() && options.tls.enabled) status = SetTls(mosq, options.tls);
+  if (status.ok() && options.use_tls) status = SetTls(mosq, options.tls);
   if (status.ok()) status = SetConnectProperties(mosq, options);
   if (!status.ok()) {
     mosquitto_destroy(mosq);

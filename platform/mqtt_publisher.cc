@@ -51,7 +51,7 @@ class MosquittoPublisher final : public MqttPublisher {
  public:
   explicit MosquittoPublisher(MqttOptions options)
       : options_(std::move(options)),
-        where_(absl::StrCat(options_.tls.enabled ? "mqtts://" : "mqtt://",
+        where_(absl::StrCat(options_.use_tls ? "mqtts://" : "mqtt://",
                             options_.host, ":", options_.port)) {}
   ~MosquittoPublisher() override { DropClient(); }
 

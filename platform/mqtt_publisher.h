@@ -37,26 +37,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "outbox/http_transport.h"
 
 namespace outbox {
-
-// TLS to the broker. Verification is on unless turned off explicitly.
-struct MqttTlsOptions {
-  // Speak TLS (mqtts, usually port 8883). Default: false.
-  bool enabled = false;
-  // Check the broker's chain against the trusted CAs. Default: true.
-  bool verify_peer = true;
-  // Check that the broker's certificate names `host`. Default: true.
-  bool verify_host = true;
-  // PEM file of CAs to trust, or a directory of them (openssl rehash); both
-  // empty: the system's /etc/ssl/certs.
-  std::string ca_file;
-  std::string ca_dir;
-  // Client certificate and key (PEM), for brokers that authenticate devices
-  // by certificate (AWS IoT Core, Azure IoT Hub). Both or neither.
-  std::string client_cert_file;
-  std::string client_key_file;
-};
 
 struct MqttOptions {
   std::string host = "127.0.0.1";
@@ -66,7 +49,12 @@ struct MqttOptions {
   // Optional; the password is never shown in statuses.
   std::string username;
   std::string password;
-  MqttTlsOptions tls;
+  // Speak TLS (mqtts, usually port 8883). Default: false.
+  bool use_tls = false;
+  // The CA, client certificate and verification settings when use_tls
+  // (the HTTP transport's, outbox/http_transport.h). Both CA settings
+  // empty: the system's /etc/ssl/certs.
+  TlsOptions tls;
   // PINGREQ interval; 5..65535 seconds. Default: 60.
   int keepalive_seconds = 60;
   // How long the broker keeps the session after a disconnect. Default: a

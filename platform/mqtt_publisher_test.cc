@@ -258,7 +258,7 @@ class MqttPublisherTlsTest : public MqttPublisherTest {
     config.cert_file = certs_.server_cert;
     config.key_file = certs_.server_key;
     StartBroker(config);
-    options_.tls.enabled = true;
+    options_.use_tls = true;
     options_.tls.client_cert_file = certs_.client_cert;
     options_.tls.client_key_file = certs_.client_key;
   }
