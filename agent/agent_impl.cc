@@ -415,7 +415,9 @@ absl::Status AgentImpl::PauseIfDiskFull(const absl::Status& s) {
 }
 
 void AgentImpl::ArmTimer(absl::Time when) {
-  if (when == armed_for_) return;  // already: a system call saved per round
+  // Already: a system call saved per round. (InfinitePast, "due now", is
+  // also what armed_for_ says once the timer fired: always arm for it.)
+  if (when == armed_for_ && when != absl::InfinitePast()) return;
   armed_for_ = when;
   absl::Status armed;
   if (when == absl::InfiniteFuture()) {

@@ -130,5 +130,16 @@ TEST(BrokenAgentSoakTest, SkippedWorkflowSyncIsCaughtAsStepNotDurable) {
       << report.ViolationReport();
 }
 
+// Compensation counts a step in doubt (sent, its answer lost or its result
+// taken by a cut) as not done: a step the receiver acted on stays done.
+TEST(BrokenAgentSoakTest, SkippedInDoubtResendIsCaughtAsDoneNotReverted) {
+  AgentTestOptions broken;
+  broken.skip_in_doubt_resend = true;
+  const SoakReport report = RunBroken(StoreTestOptions(), broken);
+  ASSERT_FALSE(report.violations.empty()) << report.Summary();
+  EXPECT_TRUE(report.HasViolation(ViolationKind::kDoneNotReverted))
+      << report.ViolationReport();
+}
+
 }  // namespace
 }  // namespace outbox::testing
