@@ -365,8 +365,17 @@ absl::Status AgentImpl::StartDueEvents() {
     }
     if (!Send(std::move(event), **destination, now)) break;  // full
   }
-  // The unsendable ones, and workflows that ended without a request.
+  // The unsendable ones, workflows that ended without a request, and the
+  // sent marks of steps about to start (synced), which then go out.
+  const absl::Time full_before = store_full_until_;
   OUTBOX_RETURN_IF_ERROR(FlushSettlements());
+  if (store_full_until_ != full_before) {
+    marked_.clear();  // the marks may not be durable: marked again later
+  } else if (!marked_.empty()) {
+    absl::Status started = StartMarkedSteps(now);
+    if (!started.ok()) return PauseIfDiskFull(started);
+    OUTBOX_RETURN_IF_ERROR(FlushSettlements());
+  }
   // Idle: nothing in flight and nothing due for a reachable destination
   // (NextDue waits 0 when it stopped at the limit; a workflow step settled
   // just now makes its next step due at once).

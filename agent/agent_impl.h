@@ -79,6 +79,8 @@ class AgentImpl final : public Agent {
   struct WorkflowFlight {
     const workflow::WorkflowSpec* spec;  // borrowed from config_
     WorkflowAction action;
+    // Its step was known not done (not_done_steps_) when this send left.
+    bool was_not_done = false;
   };
   struct InFlight {
     PendingEvent event;
@@ -118,6 +120,9 @@ class AgentImpl final : public Agent {
   absl::StatusOr<bool> StartWorkflowEvent(PendingEvent event,
                                           const workflow::WorkflowSpec& spec,
                                           absl::Time now);
+  // Starts the steps whose sent marks this round wrote (and synced), each
+  // planned again first, so that a cancel recorded meanwhile is seen.
+  absl::Status StartMarkedSteps(absl::Time now);
   // The gate of a lane of workflow events: closed (or one probe) while any
   // destination the workflow may use is, since it needs all of them.
   LaneGate WorkflowGate(const workflow::WorkflowSpec& spec, absl::Time steady,
@@ -223,6 +228,13 @@ class AgentImpl final : public Agent {
   // that had done it would answer its 2xx again). At compensation such a
   // step is unmarked instead of resent.
   absl::flat_hash_map<std::string, size_t> not_done_steps_;
+  // Workflow events whose step's sent mark waits in settled_: sent once
+  // the round's flush made the mark durable (StartMarkedSteps).
+  struct MarkedStep {
+    PendingEvent event;
+    const workflow::WorkflowSpec* spec;  // borrowed from config_
+  };
+  std::vector<MarkedStep> marked_;
   absl::Time next_metrics_ = absl::InfinitePast();  // Steady()
   bool metrics_failing_ = false;  // the last write failed (logged once)
   absl::BitGen bitgen_;

@@ -42,7 +42,11 @@ void AgentImpl::HandleResult(const HttpResult& result) {
                        "); holding its events, probing"),
           event.id, destination.name);
     }
-    if (flight.workflow != nullptr) NoteNotDone(flight);
+    // Never reached: still not done if it was before (an earlier send of
+    // the step may have reached the receiver, and this one says nothing).
+    if (flight.workflow != nullptr && flight.workflow->was_not_done) {
+      NoteNotDone(flight);
+    }
     return;  // not an attempt: the event is untouched
   }
   metrics_.OnAttempt(AttemptOutcome(result));

@@ -51,9 +51,10 @@ absl::StatusOr<bool> AgentImpl::StartWorkflowEvent(
   if (action.kind == WorkflowAction::Kind::kMark) {
     // The step's sent mark must be durable before the request can leave:
     // this round's settle batch writes it (with every other mark of the
-    // round, one sync for all), and the next round plans it again, reading
-    // the mark (and any cancel) back before it sends.
-    settled_.push_back(MarkSettlement(action, std::move(event)));
+    // round, one sync for all), then StartMarkedSteps plans it again,
+    // reading the mark (and any cancel) back before it sends.
+    settled_.push_back(MarkSettlement(action, event));
+    marked_.push_back({std::move(event), &spec});
     return true;
   }
   const uint64_t tag = next_tag_++;
@@ -74,19 +75,34 @@ absl::StatusOr<bool> AgentImpl::StartWorkflowEvent(
     return true;
   }
   ++stats_.requests;
-  if (not_done != not_done_steps_.end() && not_done->second == action.step &&
-      !action.revert) {
-    not_done_steps_.erase(not_done);  // it may take effect now
-  }
+  const bool was_not_done = not_done != not_done_steps_.end() &&
+                            not_done->second == action.step && !action.revert;
+  if (was_not_done) not_done_steps_.erase(not_done);  // it may take effect now
   const Destination* destination = action.destination;
   const bool probe = reachability_.OnSend(destination->name);
   in_flight_seqs_.insert(event.seq);
   auto flight = std::make_unique<WorkflowFlight>();
   flight->spec = &spec;
   flight->action = std::move(action);
+  flight->was_not_done = was_not_done;
   in_flight_.emplace(
       tag, InFlight{std::move(event), destination, probe, std::move(flight)});
   return true;
+}
+
+absl::Status AgentImpl::StartMarkedSteps(absl::Time now) {
+  std::vector<MarkedStep> marked;
+  marked.swap(marked_);
+  for (MarkedStep& m : marked) {
+    absl::StatusOr<bool> started =
+        StartWorkflowEvent(std::move(m.event), *m.spec, now);
+    if (!started.ok()) return started.status();
+    if (!*started) break;  // full: the next rounds send them
+  }
+  // A step marked again here (its event no longer pending) waits for a
+  // later round.
+  marked_.clear();
+  return absl::OkStatus();
 }
 
 LaneGate AgentImpl::WorkflowGate(

@@ -90,6 +90,17 @@ class WorkflowPlanTest : public ::testing::Test {
     return r;
   }
 
+  // Reserve answered 2xx (fraud marked next), then a cancel.
+  WorkflowRecord ReservedThenCancelled() {
+    return CancelledAfter(Answer(Plan(), 200, R"({"id": "R1"})"));
+  }
+  // `a` is the revert of step `step`.
+  static void ExpectRevertOf(const WorkflowAction& a, size_t step) {
+    ASSERT_EQ(a.kind, WorkflowAction::Kind::kSend);
+    EXPECT_TRUE(a.revert);
+    EXPECT_EQ(a.step, step);
+  }
+
   // `a`'s answer as Decide() makes it: `status` 0 is a transport error
   // after the request left (no HTTP answer); `retry` a retry scheduled.
   Settlement Answer(const WorkflowAction& a, int status,
@@ -266,8 +277,7 @@ TEST_F(WorkflowPlanTest, AStepWithARetryPendingAtACancelIsResentUnderItsId) {
 TEST_F(WorkflowPlanTest, AMarkedStepWithNoResultAtACancelIsResent) {
   // A power cut took fraud's 2xx before its result was written: only the
   // mark, written with reserve's result, says it may have gone out.
-  WorkflowRecord cancelled =
-      CancelledAfter(Answer(Plan(), 200, R"({"id": "R1"})"));
+  WorkflowRecord cancelled = ReservedThenCancelled();
   WorkflowAction a = Plan(&cancelled);
   ASSERT_EQ(a.kind, WorkflowAction::Kind::kSend);
   EXPECT_TRUE(a.resend);
@@ -277,28 +287,20 @@ TEST_F(WorkflowPlanTest, AMarkedStepWithNoResultAtACancelIsResent) {
 TEST_F(WorkflowPlanTest, AStepNeverMarkedIsNotSentAfterACancel) {
   WorkflowRecord cancelled =
       CancelledBefore(Answer(Plan(), 200, R"({"id": "R1"})"));
-  WorkflowAction a = Plan(&cancelled);
-  ASSERT_EQ(a.kind, WorkflowAction::Kind::kSend);
-  EXPECT_TRUE(a.revert);
-  EXPECT_EQ(a.step, 0u);
+  ExpectRevertOf(Plan(&cancelled), 0);
 }
 
 TEST_F(WorkflowPlanTest, AMarkedStepKnownNeverSentIsUnmarkedNotResent) {
-  WorkflowRecord cancelled =
-      CancelledAfter(Answer(Plan(), 200, R"({"id": "R1"})"));
+  WorkflowRecord cancelled = ReservedThenCancelled();
   const Settlement unmarked = NotDoneSettlement(Plan(&cancelled), event_);
   EXPECT_EQ(unmarked.kind, Settlement::Kind::kStepDone);  // synced first
   EXPECT_TRUE(SettlesMarkOnly(unmarked));
   WorkflowRecord after = CancelledAfter(unmarked);
-  WorkflowAction a = Plan(&after);
-  ASSERT_EQ(a.kind, WorkflowAction::Kind::kSend);
-  EXPECT_TRUE(a.revert);
-  EXPECT_EQ(a.step, 0u);
+  ExpectRevertOf(Plan(&after), 0);
 }
 
 TEST_F(WorkflowPlanTest, AResentStepsTwoXxIsRevertedFirstThenTheOthers) {
-  WorkflowRecord cancelled =
-      CancelledAfter(Answer(Plan(), 200, R"({"id": "R1"})"));
+  WorkflowRecord cancelled = ReservedThenCancelled();
   Settlement resent = Answer(Plan(&cancelled), 200, R"({"case": "C7"})");
   EXPECT_EQ(resent.kind, Settlement::Kind::kStepDone);
   WorkflowRecord after = CancelledAfter(resent);
@@ -314,8 +316,7 @@ TEST_F(WorkflowPlanTest, AResentStepsTwoXxIsRevertedFirstThenTheOthers) {
 }
 
 TEST_F(WorkflowPlanTest, ARejectedResendCountsAsNotDoneAndIsNotReverted) {
-  WorkflowRecord cancelled =
-      CancelledAfter(Answer(Plan(), 200, R"({"id": "R1"})"));
+  WorkflowRecord cancelled = ReservedThenCancelled();
   Settlement rejected = Answer(Plan(&cancelled), 409, "no");
   EXPECT_EQ(rejected.kind, Settlement::Kind::kStepDone);
   WorkflowRecord after = CancelledAfter(rejected);
@@ -327,8 +328,7 @@ TEST_F(WorkflowPlanTest, ARejectedResendCountsAsNotDoneAndIsNotReverted) {
 }
 
 TEST_F(WorkflowPlanTest, AResendWhoseRetriesRunOutUnansweredNeedsAttention) {
-  WorkflowRecord cancelled =
-      CancelledAfter(Answer(Plan(), 200, R"({"id": "R1"})"));
+  WorkflowRecord cancelled = ReservedThenCancelled();
   Settlement unknown = Answer(Plan(&cancelled), 0, "");
   EXPECT_EQ(unknown.kind, Settlement::Kind::kDeadLetter);
   EXPECT_THAT(unknown.reason, HasSubstr("needs attention: step fraud"));
