@@ -365,15 +365,28 @@ absl::Status AgentImpl::StartDueEvents() {
     }
     if (!Send(std::move(event), **destination, now)) break;  // full
   }
-  // The unsendable ones, and workflows that ended without a request (a
-  // compensation that finished). Each left the queue, so the next event of
-  // its ordering key may be due now, which NextDue above could not see:
-  // look again at once, or an idle agent would sleep past it. (Due at
-  // `steady`, not InfinitePast: ArmTimer takes that for "armed for nothing"
-  // after the timer fired, and would not arm it.)
-  const bool settled_here = !settled_.empty();
+  // The unsendable ones, workflows that ended without a request, and the
+  // sent marks of steps about to start (synced), which then go out. What
+  // left the queue lets the next event of its ordering key be due now,
+  // which NextDue above could not see: look again at once, or an idle
+  // agent would sleep past it. (Due at `steady`, not InfinitePast: ArmTimer
+  // takes that for "armed for nothing" after the timer fired.)
+  const bool left_queue =
+      std::any_of(settled_.begin(), settled_.end(), [](const Settlement& s) {
+        return s.kind == Settlement::Kind::kDelivered ||
+               s.kind == Settlement::Kind::kDeadLetter ||
+               s.kind == Settlement::Kind::kDeadLetterUnsent;
+      });
+  const absl::Time full_before = store_full_until_;
   OUTBOX_RETURN_IF_ERROR(FlushSettlements());
-  if (settled_here) next_due_ = steady;
+  if (left_queue) next_due_ = steady;
+  if (store_full_until_ != full_before) {
+    marked_.clear();  // the marks may not be durable: marked again later
+  } else if (!marked_.empty()) {
+    absl::Status started = StartMarkedSteps(now);
+    if (!started.ok()) return PauseIfDiskFull(started);
+    OUTBOX_RETURN_IF_ERROR(FlushSettlements());
+  }
   // Idle: nothing in flight and nothing due for a reachable destination
   // (NextDue waits 0 when it stopped at the limit; a workflow step settled
   // just now makes its next step due at once).
@@ -422,7 +435,9 @@ absl::Status AgentImpl::PauseIfDiskFull(const absl::Status& s) {
 }
 
 void AgentImpl::ArmTimer(absl::Time when) {
-  if (when == armed_for_) return;  // already: a system call saved per round
+  // Already: a system call saved per round. (InfinitePast, "due now", is
+  // also what armed_for_ says once the timer fired: always arm for it.)
+  if (when == armed_for_ && when != absl::InfinitePast()) return;
   armed_for_ = when;
   absl::Status armed;
   if (when == absl::InfiniteFuture()) {

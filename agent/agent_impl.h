@@ -47,6 +47,10 @@ struct AgentTestOptions {
   // next one without syncing the store first: the next request may leave
   // while the result it follows is only in the unsynced log.
   bool skip_workflow_sync = false;
+  // Compensation counts a step in doubt (sent, outcome unknown) as not
+  // done: it is neither resent nor reverted, although its receiver may have
+  // acted on it (the gap the resend closes).
+  bool skip_in_doubt_resend = false;
 };
 
 // Agent::Create, with `test`'s broken variants.
@@ -75,6 +79,8 @@ class AgentImpl final : public Agent {
   struct WorkflowFlight {
     const workflow::WorkflowSpec* spec;  // borrowed from config_
     WorkflowAction action;
+    // Its step was known not done (not_done_steps_) when this send left.
+    bool was_not_done = false;
   };
   struct InFlight {
     PendingEvent event;
@@ -114,6 +120,9 @@ class AgentImpl final : public Agent {
   absl::StatusOr<bool> StartWorkflowEvent(PendingEvent event,
                                           const workflow::WorkflowSpec& spec,
                                           absl::Time now);
+  // Starts the steps whose sent marks this round wrote (and synced), each
+  // planned again first, so that a cancel recorded meanwhile is seen.
+  absl::Status StartMarkedSteps(absl::Time now);
   // The gate of a lane of workflow events: closed (or one probe) while any
   // destination the workflow may use is, since it needs all of them.
   LaneGate WorkflowGate(const workflow::WorkflowSpec& spec, absl::Time steady,
@@ -123,6 +132,10 @@ class AgentImpl final : public Agent {
                                   const HttpResult& result, absl::Time now);
   // Logs what a workflow settlement written in this round changed.
   void LogWorkflowSettlement(const Settlement& s);
+  // Keep not_done_steps_ up to date once `s` is written, and once the
+  // forward step in `flight` never reached its receiver or was refused.
+  void NoteWorkflowSettled(const Settlement& s);
+  void NoteNotDone(const InFlight& flight);
   // Writes every settlement of this round in one (unsynced) store write.
   absl::Status FlushSettlements();
   // Syncs the store once settlements have waited ack_sync_interval, or at
@@ -207,6 +220,21 @@ class AgentImpl final : public Agent {
   // Why each unsendable event of this round's settlements (by seq) is
   // dead-lettered, for metrics_ once the write is done.
   absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason> unsent_reasons_;
+  // Workflow steps known not to have taken effect, by event id: this
+  // process wrote the step's sent mark and has not sent it since (only this
+  // process can have: a mark is written once, and a step is sent only after
+  // reading its mark back), or its last send never reached the receiver, or
+  // the receiver refused it (an HTTP answer, a retry scheduled: a receiver
+  // that had done it would answer its 2xx again). At compensation such a
+  // step is unmarked instead of resent.
+  absl::flat_hash_map<std::string, size_t> not_done_steps_;
+  // Workflow events whose step's sent mark waits in settled_: sent once
+  // the round's flush made the mark durable (StartMarkedSteps).
+  struct MarkedStep {
+    PendingEvent event;
+    const workflow::WorkflowSpec* spec;  // borrowed from config_
+  };
+  std::vector<MarkedStep> marked_;
   absl::Time next_metrics_ = absl::InfinitePast();  // Steady()
   bool metrics_failing_ = false;  // the last write failed (logged once)
   absl::BitGen bitgen_;

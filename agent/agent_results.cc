@@ -42,6 +42,11 @@ void AgentImpl::HandleResult(const HttpResult& result) {
                        "); holding its events, probing"),
           event.id, destination.name);
     }
+    // Never reached: still not done if it was before (an earlier send of
+    // the step may have reached the receiver, and this one says nothing).
+    if (flight.workflow != nullptr && flight.workflow->was_not_done) {
+      NoteNotDone(flight);
+    }
     return;  // not an attempt: the event is untouched
   }
   metrics_.OnAttempt(AttemptOutcome(result));
@@ -50,6 +55,11 @@ void AgentImpl::HandleResult(const HttpResult& result) {
         absl::StrCat("destination ", destination.name,
                      " reachable again (event ", event.id, " answered)"),
         event.id, destination.name);
+  }
+  if (flight.workflow != nullptr && result.http_status != 0 &&
+      (d.kind == Decision::Kind::kRetry ||
+       d.kind == Decision::Kind::kPauseDestination)) {
+    NoteNotDone(flight);  // the receiver answered: not done (yet)
   }
   switch (d.kind) {
     case Decision::Kind::kRetry:
@@ -98,6 +108,7 @@ absl::Status AgentImpl::FlushSettlements() {
                                         result->not_pending.end());
   bool step_done = false;
   bool revert_done = false;
+  bool marked = false;
   for (const Settlement& s : batch) {
     if (gone.contains(s.event.id)) {
       // Only this agent writes the queue while it runs, so the event was
@@ -109,8 +120,11 @@ absl::Status AgentImpl::FlushSettlements() {
     }
     CountInMetrics(s, unsent);
     LogWorkflowSettlement(s);
+    if (!s.workflow_state.empty()) NoteWorkflowSettled(s);
     if (s.kind == Settlement::Kind::kStepDone) {
-      (SettlesRevert(s) ? revert_done : step_done) = true;
+      (SettlesMarkOnly(s) ? marked
+       : SettlesRevert(s) ? revert_done
+                          : step_done) = true;
     }
     switch (s.kind) {
       case Settlement::Kind::kDelivered:
@@ -136,12 +150,15 @@ absl::Status AgentImpl::FlushSettlements() {
     unsynced_ = true;
     unsynced_since_ = Steady();
   }
-  if (!step_done && !revert_done) return absl::OkStatus();
+  if (!step_done && !revert_done && !marked) return absl::OkStatus();
   // A workflow step (or revert) finished: its result must be durable before
   // the next one starts (this round plans it), or a power cut could lose a
-  // step the receiver already acted on while a later one went out.
+  // step the receiver already acted on while a later one went out. A step's
+  // sent mark likewise, before its first send: else a cut after the
+  // receiver's 2xx would leave no trace of the step for compensation.
   if (step_done) internal::CrashPoint(internal::kWorkflowStepBeforeSync);
   if (revert_done) internal::CrashPoint(internal::kWorkflowRevertBeforeSync);
+  if (marked) internal::CrashPoint(internal::kWorkflowMarkBeforeSync);
   next_due_ = absl::InfinitePast();
   if (test_.skip_workflow_sync) return absl::OkStatus();
   return SyncIfDue(/*now_please=*/true);

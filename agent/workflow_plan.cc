@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/workflow/step_id.h"
 #include "agent/workflow/value_ref.h"
+#include "agent/workflow_plan_internal.h"
 #include "nlohmann/json.hpp"
 
 namespace outbox {
@@ -18,7 +19,9 @@ using storage::WorkflowPhase;
 using storage::WorkflowState;
 using storage::WorkflowStepState;
 
-int64_t Millis(absl::Time t) { return absl::ToUnixMillis(t); }
+using internal::BeginCompensation;
+using internal::Finish;
+using internal::Millis;
 
 // Every stored response of `state`, for response: references.
 workflow::ValueResolver ResolverFor(const WorkflowState& state,
@@ -54,79 +57,12 @@ absl::StatusOr<std::string> StepPayload(const workflow::WorkflowSpec& spec,
   return it->dump();
 }
 
-void BeginCompensation(WorkflowState* state, std::string cause,
-                       bool cancelled) {
-  state->set_phase(storage::WORKFLOW_PHASE_COMPENSATING);
-  state->set_cause(std::move(cause));
-  state->set_cancelled(cancelled);
-  state->set_next_revert(state->steps_size() - 1);
-}
-
 WorkflowStepState* StepState(WorkflowState* state, size_t i,
                              const std::string& name) {
   while (static_cast<size_t>(state->steps_size()) <= i) state->add_steps();
   WorkflowStepState* s = state->mutable_steps(static_cast<int>(i));
   s->set_name(name);
   return s;
-}
-
-void Finish(WorkflowAction* a, WorkflowPhase phase, Settlement::Kind settle,
-            std::string reason, absl::Time now) {
-  a->kind = WorkflowAction::Kind::kSettle;
-  a->state.set_phase(phase);
-  a->state.set_finished_unix_ms(Millis(now));
-  a->settle = settle;
-  a->reason = std::move(reason);
-}
-
-// Plans the next forward step, or false when compensation must begin
-// (then `a->state` says why).
-bool PlanForward(const workflow::WorkflowSpec& spec, const AgentConfig& config,
-                 const PendingEvent& event, absl::Time now, WorkflowAction* a) {
-  WorkflowState& state = a->state;
-  while (state.next_step() < spec.steps.size()) {
-    const size_t i = state.next_step();
-    const workflow::StepSpec& step = spec.steps[i];
-    WorkflowStepState* s = StepState(&state, i, step.name);
-    auto fail = [&](absl::string_view why) {
-      s->set_status(storage::STEP_STATUS_FAILED);
-      BeginCompensation(
-          &state, absl::StrCat("step ", step.name, " failed: ", why), false);
-      return false;
-    };
-    absl::StatusOr<std::string> payload = StepPayload(spec, step, event);
-    if (!payload.ok()) return fail(payload.status().message());
-    std::vector<workflow::Choice> choices;
-    for (const workflow::TargetSpec& t : step.targets) {
-      choices.push_back(t.choice);
-    }
-    workflow::ValueResolver resolver = ResolverFor(state, *payload);
-    absl::StatusOr<std::optional<size_t>> chosen =
-        workflow::ChooseDestination(choices, resolver);
-    if (!chosen.ok()) return fail(chosen.status().message());
-    if (!chosen->has_value()) {
-      s->set_status(storage::STEP_STATUS_SKIPPED);
-      storage::StepResult& row = a->rows.emplace_back();
-      row.set_step(step.name);
-      row.set_outcome("skipped");
-      row.set_unix_ms(Millis(now));
-      state.set_next_step(static_cast<uint32_t>(i + 1));
-      continue;
-    }
-    const std::string& name = step.targets[**chosen].choice.destination;
-    a->destination = FindDestination(config, name);
-    s->set_destination(name);
-    s->set_request(*payload);
-    a->step = i;
-    a->request_id = workflow::StepRequestId(event.id, step.name, false);
-    a->method = step.method;
-    a->url = a->destination->url;
-    a->body = *std::move(payload);
-    return true;
-  }
-  Finish(a, storage::WORKFLOW_PHASE_COMPLETED, Settlement::Kind::kDelivered, "",
-         now);
-  return true;
 }
 
 // The target step `i` took, by its stored destination.
@@ -138,6 +74,35 @@ const workflow::TargetSpec* TakenTarget(const workflow::StepSpec& step,
   return nullptr;
 }
 
+// Step `i`, in doubt, sent again as it went out before (same id, request
+// and destination): not a forward step, since it may have happened
+// already; its answer decides whether it is reverted (workflow_settle.cc).
+void PlanResend(const workflow::StepSpec& step, const AgentConfig& config,
+                const PendingEvent& event, size_t i, absl::Time now,
+                WorkflowAction* a) {
+  const WorkflowStepState& s = a->state.steps(static_cast<int>(i));
+  a->destination = FindDestination(config, s.destination());
+  if (a->destination == nullptr) {
+    Finish(a, storage::WORKFLOW_PHASE_NEEDS_ATTENTION,
+           Settlement::Kind::kDeadLetterUnsent,
+           absl::StrCat("needs attention: step ", step.name,
+                        " was in doubt when compensation began, and its "
+                        "destination ",
+                        s.destination(),
+                        " is no longer configured; compensating because ",
+                        a->state.cause()),
+           now);
+    return;
+  }
+  a->kind = WorkflowAction::Kind::kSend;
+  a->resend = true;
+  a->step = i;
+  a->request_id = workflow::StepRequestId(event.id, step.name, false);
+  a->method = step.method;
+  a->url = a->destination->url;
+  a->body = s.request();
+}
+
 void PlanCompensation(const workflow::WorkflowSpec& spec,
                       const AgentConfig& config, const PendingEvent& event,
                       absl::Time now, WorkflowAction* a) {
@@ -146,6 +111,9 @@ void PlanCompensation(const workflow::WorkflowSpec& spec,
        state.set_next_revert(state.next_revert() - 1)) {
     const size_t i = static_cast<size_t>(state.next_revert());
     WorkflowStepState* s = state.mutable_steps(static_cast<int>(i));
+    if (s->status() == storage::STEP_STATUS_IN_DOUBT && i < spec.steps.size()) {
+      return PlanResend(spec.steps[i], config, event, i, now, a);
+    }
     if (s->status() != storage::STEP_STATUS_DONE || i >= spec.steps.size()) {
       continue;  // not completed: nothing to undo
     }
@@ -193,149 +161,87 @@ void PlanCompensation(const workflow::WorkflowSpec& spec,
   }
 }
 
-std::string Cut(const std::string& body, size_t max, bool* cut) {
-  *cut = body.size() > max;
-  return *cut ? body.substr(0, max) : body;
-}
-
-storage::StepResult ResultRow(const WorkflowAction& action,
-                              const workflow::StepSpec& step, const Decision& d,
-                              const HttpResult& result,
-                              const PendingEvent& event,
-                              const AgentSettings& settings, absl::Time now) {
-  storage::StepResult row;
-  row.set_step(step.name);
-  row.set_revert(action.revert);
-  row.set_attempt(event.attempts + 1);
-  row.set_request_id(action.request_id);
-  row.set_method(action.method);
-  row.set_url(action.url);
-  row.set_destination(action.destination->name);
-  row.set_http_status(result.http_status);
-  row.set_duration_us(absl::ToInt64Microseconds(result.elapsed));
-  bool cut = false;
-  row.set_request_body(Cut(action.body, settings.result_body_bytes, &cut));
-  row.set_request_truncated(cut);
-  row.set_response_body(Cut(result.body, settings.result_body_bytes, &cut));
-  row.set_response_truncated(cut || result.body_truncated);
-  row.set_error(d.kind == Decision::Kind::kDelivered ? "" : d.error);
-  row.set_unix_ms(Millis(now));
-  return row;
-}
-
-// `s` as kind after the answer `d` to `action`, which changes `state`.
-void ApplyAnswer(const WorkflowAction& action, const workflow::StepSpec& step,
-                 const Decision& d, const HttpResult& result, absl::Time now,
-                 WorkflowState* state, storage::StepResult* row,
-                 Settlement* s) {
-  WorkflowStepState* st = state->mutable_steps(static_cast<int>(action.step));
-  switch (d.kind) {
-    case Decision::Kind::kDelivered:
-      row->set_outcome("done");
-      s->kind = Settlement::Kind::kStepDone;
-      if (action.revert) {
-        st->set_status(storage::STEP_STATUS_REVERTED);
-        state->set_next_revert(static_cast<int32_t>(action.step) - 1);
-        return;
-      }
-      st->set_status(storage::STEP_STATUS_DONE);
-      st->set_http_status(result.http_status);
-      st->set_response(result.body);
-      st->set_response_truncated(result.body_truncated);
-      state->set_next_step(static_cast<uint32_t>(action.step + 1));
-      return;
-    case Decision::Kind::kDeadLetter:
-    case Decision::Kind::kOffline:
-      row->set_outcome("failed");
-      if (!action.revert) {
-        st->set_status(storage::STEP_STATUS_FAILED);
-        BeginCompensation(
-            state, absl::StrCat("step ", step.name, " failed: ", d.error),
-            false);
-        s->kind = Settlement::Kind::kStepDone;  // reverts get fresh budgets
-        return;
-      }
-      st->set_status(storage::STEP_STATUS_REVERT_FAILED);
-      state->set_phase(storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
-      state->set_finished_unix_ms(Millis(now));
-      s->reason = absl::StrCat("needs attention: the revert of step ",
-                               step.name, " failed for good (", d.error,
-                               "); compensating because ", state->cause());
-      return;
-    case Decision::Kind::kRetry:
-      row->set_outcome("retry");
-      return;
-    case Decision::Kind::kPauseDestination:
-      row->set_outcome("paused");
-      return;
-  }
-}
-
-// Numbers `rows` after those `state` counts and puts both into `s`.
-void AttachWorkflow(WorkflowState state,
-                    const std::vector<storage::StepResult>& rows,
-                    Settlement* s) {
-  s->first_result = state.results();
-  state.set_results(state.results() + static_cast<uint32_t>(rows.size()));
-  for (const storage::StepResult& row : rows) {
-    s->workflow_results.push_back(row.SerializeAsString());
-  }
-  s->workflow_state = state.SerializeAsString();
-}
-
 }  // namespace
 
-Settlement WorkflowSettlement(const WorkflowAction& action,
-                              const workflow::WorkflowSpec& spec,
-                              const Decision& decision,
-                              const HttpResult& result, PendingEvent event,
-                              const AgentSettings& settings, absl::Time now) {
-  const workflow::StepSpec& step = spec.steps[action.step];
-  std::vector<storage::StepResult> rows = action.rows;
-  rows.push_back(
-      ResultRow(action, step, decision, result, event, settings, now));
-  Settlement s = SettlementFor(decision, std::move(event), now);
-  WorkflowState state = action.state;
-  ApplyAnswer(action, step, decision, result, now, &state, &rows.back(), &s);
-  AttachWorkflow(std::move(state), rows, &s);
-  return s;
+namespace internal {
+
+void BeginCompensation(WorkflowState* state, std::string cause,
+                       bool cancelled) {
+  state->set_phase(storage::WORKFLOW_PHASE_COMPENSATING);
+  state->set_cause(std::move(cause));
+  state->set_cancelled(cancelled);
+  state->set_next_revert(state->steps_size() - 1);
+  for (WorkflowStepState& s : *state->mutable_steps()) {
+    if (s.sent() && s.status() == storage::STEP_STATUS_UNSPECIFIED) {
+      s.set_status(storage::STEP_STATUS_IN_DOUBT);
+    }
+  }
 }
 
-bool SettlesRevert(const Settlement& s) {
-  // The answer's row is the last one (WorkflowSettlement).
-  storage::StepResult row;
-  return !s.workflow_results.empty() &&
-         row.ParseFromString(s.workflow_results.back()) && row.revert();
+void Finish(WorkflowAction* a, WorkflowPhase phase, Settlement::Kind settle,
+            std::string reason, absl::Time now) {
+  a->kind = WorkflowAction::Kind::kSettle;
+  a->state.set_phase(phase);
+  a->state.set_finished_unix_ms(Millis(now));
+  a->settle = settle;
+  a->reason = std::move(reason);
 }
 
-Settlement FinalSettlement(const WorkflowAction& action, PendingEvent event) {
-  Settlement s;
-  s.kind = action.settle;
-  s.event = std::move(event);
-  s.reason = action.reason;
-  AttachWorkflow(action.state, action.rows, &s);
-  return s;
+bool PlanForward(const workflow::WorkflowSpec& spec, const AgentConfig& config,
+                 const PendingEvent& event, absl::Time now, WorkflowAction* a) {
+  WorkflowState& state = a->state;
+  while (state.next_step() < spec.steps.size()) {
+    const size_t i = state.next_step();
+    const workflow::StepSpec& step = spec.steps[i];
+    WorkflowStepState* s = StepState(&state, i, step.name);
+    auto fail = [&](absl::string_view why) {
+      s->set_status(storage::STEP_STATUS_FAILED);
+      BeginCompensation(
+          &state, absl::StrCat("step ", step.name, " failed: ", why), false);
+      return false;
+    };
+    absl::StatusOr<std::string> payload = StepPayload(spec, step, event);
+    if (!payload.ok()) return fail(payload.status().message());
+    std::vector<workflow::Choice> choices;
+    for (const workflow::TargetSpec& t : step.targets) {
+      choices.push_back(t.choice);
+    }
+    workflow::ValueResolver resolver = ResolverFor(state, *payload);
+    absl::StatusOr<std::optional<size_t>> chosen =
+        workflow::ChooseDestination(choices, resolver);
+    if (!chosen.ok()) return fail(chosen.status().message());
+    if (!chosen->has_value()) {
+      s->set_status(storage::STEP_STATUS_SKIPPED);
+      storage::StepResult& row = a->rows.emplace_back();
+      row.set_step(step.name);
+      row.set_outcome("skipped");
+      row.set_unix_ms(Millis(now));
+      state.set_next_step(static_cast<uint32_t>(i + 1));
+      continue;
+    }
+    const std::string& name = step.targets[**chosen].choice.destination;
+    a->destination = FindDestination(config, name);
+    s->set_destination(name);
+    s->set_request(*payload);
+    a->step = i;
+    a->request_id = workflow::StepRequestId(event.id, step.name, false);
+    a->method = step.method;
+    a->url = a->destination->url;
+    a->body = *std::move(payload);
+    // Not marked in the stored state: mark first, send once it is durable
+    // and read back (then a cancel recorded before the mark is seen).
+    if (!s->sent()) {
+      s->set_sent(true);
+      a->kind = WorkflowAction::Kind::kMark;
+    }
+    return true;
+  }
+  Finish(a, storage::WORKFLOW_PHASE_COMPLETED, Settlement::Kind::kDelivered, "",
+         now);
+  return true;
 }
 
-HttpRequest BuildWorkflowRequest(const WorkflowAction& action,
-                                 const PendingEvent& event,
-                                 const AgentSettings& settings, absl::Time now,
-                                 uint64_t tag) {
-  RequestParts parts;
-  parts.id = action.request_id;
-  parts.type = event.type;
-  // A step's own member of the payload, a revert's template: JSON.
-  const bool whole = !action.revert && action.body == event.payload;
-  parts.content_type = whole ? event.content_type : "application/json";
-  parts.url = action.url;
-  parts.method = action.method;
-  parts.body = action.body;
-  HttpRequest request =
-      BuildRequestFrom(std::move(parts), *action.destination, now, tag);
-  request.max_response_body = action.revert ? settings.result_body_bytes
-                                            : settings.workflow_response_bytes;
-  return request;
-}
+}  // namespace internal
 
 WorkflowAction PlanWorkflow(const workflow::WorkflowSpec& spec,
                             const AgentConfig& config,
@@ -388,7 +294,7 @@ WorkflowAction PlanWorkflow(const workflow::WorkflowSpec& spec,
     return a;
   }
   if (state.phase() == storage::WORKFLOW_PHASE_FORWARD &&
-      PlanForward(spec, config, event, now, &a)) {
+      internal::PlanForward(spec, config, event, now, &a)) {
     return a;
   }
   PlanCompensation(spec, config, event, now, &a);

@@ -34,7 +34,10 @@ constexpr char kConfig[] = R"(
       choose { destination: "gift"
                when { value: "request:/gift" op: "eq" expected: "true" } }
     }
-    steps { name: "fraud" destination: "fraud" }
+    steps {
+      name: "fraud" destination: "fraud"
+      revert { url: "http://127.0.0.1:1/fraud/{{response:fraud:/case}}" }
+    }
   }
 )";
 
@@ -52,8 +55,14 @@ class WorkflowPlanTest : public ::testing::Test {
   }
   const workflow::WorkflowSpec& spec() const { return config_.workflows[0]; }
 
+  // The next plan once any sent mark it asks for is written (kMark: the
+  // agent writes it and plans again).
   WorkflowAction Plan(const WorkflowRecord* record = nullptr) {
-    return PlanWorkflow(spec(), config_, event_, record, now_);
+    WorkflowAction a = PlanWorkflow(spec(), config_, event_, record, now_);
+    if (a.kind != WorkflowAction::Kind::kMark) return a;
+    WorkflowRecord marked = After(MarkSettlement(a, event_));
+    if (record != nullptr) marked.cancelled = record->cancelled;
+    return PlanWorkflow(spec(), config_, event_, &marked, now_);
   }
 
   // The record the store would hold after `s` was written.
@@ -62,19 +71,51 @@ class WorkflowPlanTest : public ::testing::Test {
     r.state = s.workflow_state;
     return r;
   }
+  WorkflowRecord CancelledAfter(const Settlement& s) {
+    WorkflowRecord r = After(s);
+    r.cancelled = true;
+    r.cancel_reason = "changed mind";
+    return r;
+  }
+  // As the store writes `s` when a cancel was recorded before it: without
+  // the sent mark it sets (Settlement::workflow_marked_step).
+  WorkflowRecord CancelledBefore(const Settlement& s) {
+    WorkflowRecord r = CancelledAfter(s);
+    storage::WorkflowState state;
+    EXPECT_TRUE(state.ParseFromString(r.state));
+    if (s.workflow_marked_step >= 0) {
+      state.mutable_steps(s.workflow_marked_step)->set_sent(false);
+    }
+    r.state = state.SerializeAsString();
+    return r;
+  }
 
+  // Reserve answered 2xx (fraud marked next), then a cancel.
+  WorkflowRecord ReservedThenCancelled() {
+    return CancelledAfter(Answer(Plan(), 200, R"({"id": "R1"})"));
+  }
+  // `a` is the revert of step `step`.
+  static void ExpectRevertOf(const WorkflowAction& a, size_t step) {
+    ASSERT_EQ(a.kind, WorkflowAction::Kind::kSend);
+    EXPECT_TRUE(a.revert);
+    EXPECT_EQ(a.step, step);
+  }
+
+  // `a`'s answer as Decide() makes it: `status` 0 is a transport error
+  // after the request left (no HTTP answer); `retry` a retry scheduled.
   Settlement Answer(const WorkflowAction& a, int status,
-                    const std::string& body) {
+                    const std::string& body, bool retry = false) {
     HttpResult result;
     result.http_status = status;
     result.body = body;
+    if (status == 0) result.transport = absl::UnavailableError("reset");
     Decision d;
-    d.kind = status / 100 == 2 ? Decision::Kind::kDelivered
-                               : Decision::Kind::kDeadLetter;
+    d.kind = retry               ? Decision::Kind::kRetry
+             : status / 100 == 2 ? Decision::Kind::kDelivered
+                                 : Decision::Kind::kDeadLetter;
     d.http_status = status;
     d.error = absl::StrCat("HTTP ", status);
-    return WorkflowSettlement(a, spec(), d, result, event_, config_.agent,
-                              now_);
+    return WorkflowSettlement(a, spec(), d, result, event_, config_, now_);
   }
 
   AgentConfig config_;
@@ -94,13 +135,17 @@ TEST_F(WorkflowPlanTest, EachStepGetsItsOwnMemberOfThePayload) {
 TEST_F(WorkflowPlanTest, AStepWhoseConditionsFailIsRecordedAsSkipped) {
   Settlement done = Answer(Plan(), 200, R"({"id": "R1"})");
   EXPECT_EQ(done.kind, Settlement::Kind::kStepDone);
+  // Decided with reserve's answer, when fraud was marked as next.
+  ASSERT_EQ(done.workflow_results.size(), 2u);
+  storage::StepResult skip;
+  ASSERT_TRUE(skip.ParseFromString(done.workflow_results[1]));
+  EXPECT_EQ(skip.outcome(), "skipped");
   WorkflowRecord record = After(done);
   WorkflowAction a = Plan(&record);
   ASSERT_EQ(a.kind, WorkflowAction::Kind::kSend);
   EXPECT_EQ(a.step, 2u);  // wrap skipped: not a gift
   EXPECT_EQ(a.state.steps(1).status(), storage::STEP_STATUS_SKIPPED);
-  ASSERT_EQ(a.rows.size(), 1u);
-  EXPECT_EQ(a.rows[0].outcome(), "skipped");
+  EXPECT_TRUE(a.rows.empty());
 }
 
 TEST_F(WorkflowPlanTest, AMissingPayloadMemberFailsTheStepAndCompensates) {
@@ -128,8 +173,8 @@ TEST_F(WorkflowPlanTest, ACancelBeforeAnyStepSendsNothing) {
 }
 
 TEST_F(WorkflowPlanTest, ACancelAfterAStepRevertsItAndNoForwardStepFollows) {
-  WorkflowRecord record = After(Answer(Plan(), 200, R"({"id": "R1"})"));
-  record.cancelled = true;
+  WorkflowRecord record =
+      CancelledBefore(Answer(Plan(), 200, R"({"id": "R1"})"));
   WorkflowAction a = Plan(&record);
   ASSERT_EQ(a.kind, WorkflowAction::Kind::kSend);
   EXPECT_TRUE(a.revert);
@@ -142,8 +187,8 @@ TEST_F(WorkflowPlanTest, ACancelAfterAStepRevertsItAndNoForwardStepFollows) {
 }
 
 TEST_F(WorkflowPlanTest, AFailedRevertNeedsAttentionAndIsNotCompensated) {
-  WorkflowRecord record = After(Answer(Plan(), 200, R"({"id": "R1"})"));
-  record.cancelled = true;
+  WorkflowRecord record =
+      CancelledBefore(Answer(Plan(), 200, R"({"id": "R1"})"));
   Settlement failed = Answer(Plan(&record), 400, "no");
   EXPECT_EQ(failed.kind, Settlement::Kind::kDeadLetter);
   EXPECT_THAT(failed.reason, HasSubstr("needs attention"));
@@ -156,12 +201,12 @@ TEST_F(WorkflowPlanTest, AFailedRevertNeedsAttentionAndIsNotCompensated) {
 TEST_F(WorkflowPlanTest, ResultRowsAreNumberedAfterThoseStored) {
   Settlement first = Answer(Plan(), 200, R"({"id": "R1"})");
   EXPECT_EQ(first.first_result, 0u);
-  EXPECT_EQ(first.workflow_results.size(), 1u);
+  EXPECT_EQ(first.workflow_results.size(), 2u);  // reserve's, wrap's skip
   WorkflowRecord record = After(first);
   Settlement second = Answer(Plan(&record), 200, "{}");
-  // The skip of "wrap" and fraud's answer, after reserve's row.
-  EXPECT_EQ(second.first_result, 1u);
-  EXPECT_EQ(second.workflow_results.size(), 2u);
+  // Fraud's answer, after those two.
+  EXPECT_EQ(second.first_result, 2u);
+  EXPECT_EQ(second.workflow_results.size(), 1u);
 }
 
 TEST_F(WorkflowPlanTest, ALongBodyIsCutInTheResultTableOnly) {
@@ -184,6 +229,124 @@ TEST_F(WorkflowPlanTest, StepsChangedUnderAWorkflowStopItWithoutSending) {
   EXPECT_EQ(a.settle, Settlement::Kind::kDeadLetterUnsent);
   EXPECT_THAT(a.reason, HasSubstr("steps changed"));
   EXPECT_EQ(a.state.phase(), storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
+}
+
+// --- Sent marks and steps in doubt ----------------------------------------
+
+TEST_F(WorkflowPlanTest, TheFirstStepIsMarkedSentDurablyBeforeItIsSent) {
+  WorkflowAction a = PlanWorkflow(spec(), config_, event_, nullptr, now_);
+  ASSERT_EQ(a.kind, WorkflowAction::Kind::kMark);
+  EXPECT_EQ(a.step, 0u);
+  const Settlement mark = MarkSettlement(a, event_);
+  EXPECT_EQ(mark.kind, Settlement::Kind::kStepDone);  // synced, due at once
+  EXPECT_EQ(mark.workflow_marked_step, 0);
+  EXPECT_TRUE(SettlesMarkOnly(mark));
+  WorkflowRecord marked = After(mark);
+  WorkflowAction send = PlanWorkflow(spec(), config_, event_, &marked, now_);
+  ASSERT_EQ(send.kind, WorkflowAction::Kind::kSend);
+  EXPECT_TRUE(send.state.steps(0).sent());
+}
+
+TEST_F(WorkflowPlanTest, AStepsTwoXxMarksTheNextStepSentInTheSameWrite) {
+  Settlement done = Answer(Plan(), 200, R"({"id": "R1"})");
+  EXPECT_EQ(done.workflow_marked_step, 2);  // wrap skipped on the way
+  EXPECT_FALSE(SettlesMarkOnly(done));
+  WorkflowRecord record = After(done);
+  WorkflowAction a = PlanWorkflow(spec(), config_, event_, &record, now_);
+  ASSERT_EQ(a.kind, WorkflowAction::Kind::kSend);  // no write of its own
+  EXPECT_EQ(a.step, 2u);
+}
+
+TEST_F(WorkflowPlanTest, AStepWithARetryPendingAtACancelIsResentUnderItsId) {
+  WorkflowRecord record = After(Answer(Plan(), 200, R"({"id": "R1"})"));
+  // Fraud's answer was lost: a retry is scheduled, then the cancel lands.
+  Settlement lost = Answer(Plan(&record), 0, "", /*retry=*/true);
+  EXPECT_EQ(lost.kind, Settlement::Kind::kAttempt);
+  WorkflowRecord cancelled = CancelledAfter(lost);
+  WorkflowAction a = Plan(&cancelled);
+  ASSERT_EQ(a.kind, WorkflowAction::Kind::kSend);
+  EXPECT_FALSE(a.revert);
+  EXPECT_TRUE(a.resend);
+  EXPECT_EQ(a.step, 2u);
+  EXPECT_EQ(a.request_id, workflow::StepRequestId(event_.id, "fraud", false));
+  EXPECT_EQ(a.body, "{}");
+  EXPECT_EQ(a.url, "http://127.0.0.1:1/fraud");
+  EXPECT_EQ(a.state.steps(2).status(), storage::STEP_STATUS_IN_DOUBT);
+}
+
+TEST_F(WorkflowPlanTest, AMarkedStepWithNoResultAtACancelIsResent) {
+  // A power cut took fraud's 2xx before its result was written: only the
+  // mark, written with reserve's result, says it may have gone out.
+  WorkflowRecord cancelled = ReservedThenCancelled();
+  WorkflowAction a = Plan(&cancelled);
+  ASSERT_EQ(a.kind, WorkflowAction::Kind::kSend);
+  EXPECT_TRUE(a.resend);
+  EXPECT_EQ(a.request_id, workflow::StepRequestId(event_.id, "fraud", false));
+}
+
+TEST_F(WorkflowPlanTest, AStepNeverMarkedIsNotSentAfterACancel) {
+  WorkflowRecord cancelled =
+      CancelledBefore(Answer(Plan(), 200, R"({"id": "R1"})"));
+  ExpectRevertOf(Plan(&cancelled), 0);
+}
+
+TEST_F(WorkflowPlanTest, AMarkedStepKnownNeverSentIsUnmarkedNotResent) {
+  WorkflowRecord cancelled = ReservedThenCancelled();
+  const Settlement unmarked = NotDoneSettlement(Plan(&cancelled), event_);
+  EXPECT_EQ(unmarked.kind, Settlement::Kind::kStepDone);  // synced first
+  EXPECT_TRUE(SettlesMarkOnly(unmarked));
+  WorkflowRecord after = CancelledAfter(unmarked);
+  ExpectRevertOf(Plan(&after), 0);
+}
+
+TEST_F(WorkflowPlanTest, AResentStepsTwoXxIsRevertedFirstThenTheOthers) {
+  WorkflowRecord cancelled = ReservedThenCancelled();
+  Settlement resent = Answer(Plan(&cancelled), 200, R"({"case": "C7"})");
+  EXPECT_EQ(resent.kind, Settlement::Kind::kStepDone);
+  WorkflowRecord after = CancelledAfter(resent);
+  WorkflowAction first = Plan(&after);
+  ASSERT_EQ(first.kind, WorkflowAction::Kind::kSend);
+  EXPECT_TRUE(first.revert);
+  EXPECT_EQ(first.url, "http://127.0.0.1:1/fraud/C7");
+  WorkflowRecord reverted = CancelledAfter(Answer(first, 200, "{}"));
+  WorkflowAction second = Plan(&reverted);
+  ASSERT_EQ(second.kind, WorkflowAction::Kind::kSend);
+  EXPECT_TRUE(second.revert);
+  EXPECT_EQ(second.url, "http://127.0.0.1:1/release/R1");
+}
+
+TEST_F(WorkflowPlanTest, ARejectedResendCountsAsNotDoneAndIsNotReverted) {
+  WorkflowRecord cancelled = ReservedThenCancelled();
+  Settlement rejected = Answer(Plan(&cancelled), 409, "no");
+  EXPECT_EQ(rejected.kind, Settlement::Kind::kStepDone);
+  WorkflowRecord after = CancelledAfter(rejected);
+  WorkflowAction a = Plan(&after);
+  ASSERT_EQ(a.kind, WorkflowAction::Kind::kSend);
+  EXPECT_TRUE(a.revert);
+  EXPECT_EQ(a.step, 0u);  // fraud skipped: it did not happen
+  EXPECT_EQ(a.state.steps(2).status(), storage::STEP_STATUS_FAILED);
+}
+
+TEST_F(WorkflowPlanTest, AResendWhoseRetriesRunOutUnansweredNeedsAttention) {
+  WorkflowRecord cancelled = ReservedThenCancelled();
+  Settlement unknown = Answer(Plan(&cancelled), 0, "");
+  EXPECT_EQ(unknown.kind, Settlement::Kind::kDeadLetter);
+  EXPECT_THAT(unknown.reason, HasSubstr("needs attention: step fraud"));
+  EXPECT_THAT(unknown.reason, HasSubstr("may have happened"));
+  storage::WorkflowState state;
+  ASSERT_TRUE(state.ParseFromString(unknown.workflow_state));
+  EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
+  EXPECT_EQ(state.steps(0).status(), storage::STEP_STATUS_DONE);  // kept
+}
+
+TEST_F(WorkflowPlanTest, AStepOutOfRetriesWithoutAnAnswerIsResentFirst) {
+  WorkflowRecord record = After(Answer(Plan(), 200, R"({"id": "R1"})"));
+  // Fraud's last attempt got no answer at all: it may have happened.
+  WorkflowRecord after = After(Answer(Plan(&record), 0, ""));
+  WorkflowAction a = Plan(&after);
+  ASSERT_EQ(a.kind, WorkflowAction::Kind::kSend);
+  EXPECT_TRUE(a.resend);
+  EXPECT_EQ(a.step, 2u);
 }
 
 }  // namespace

@@ -40,6 +40,9 @@ inline constexpr char kWorkflowRevertAfterAnswer[] =
     "workflow.revert.after_answer";
 inline constexpr char kWorkflowRevertBeforeSync[] =
     "workflow.revert.before_sync";
+// A round wrote a step's "sent" mark (its first send is a round later, after
+// the sync) but has not synced it: a cut here sends nothing.
+inline constexpr char kWorkflowMarkBeforeSync[] = "workflow.mark.before_sync";
 inline constexpr char kDeliveredBeforeWrite[] = "delivered.before_write";
 inline constexpr char kDeadLetterBeforeWrite[] = "dead_letter.before_write";
 inline constexpr char kReplayBeforeWrite[] = "replay.before_write";

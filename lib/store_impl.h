@@ -315,6 +315,11 @@ class StoreImpl final : public Store {
   // Whether a cancel of `event_id` is stored.
   absl::StatusOr<bool> CancelStoredLocked(absl::string_view event_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Clears the sent mark `st` sets in `state` (Settlement::
+  // workflow_marked_step) when a cancel of the event is stored.
+  absl::Status DropMarkIfCancelledLocked(const Settlement& st,
+                                         storage::WorkflowState* state)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Replay and RetryWorkflow: `state` null for Replay, which refuses a
   // workflow's dead letter.
   absl::Status ReplayLocked(absl::string_view event_id,

@@ -81,6 +81,7 @@ absl::Status StoreImpl::AddWorkflowWritesLocked(
     return absl::InvalidArgumentError(
         absl::StrCat("event ", id, ": the workflow state does not decode"));
   }
+  OUTBOX_RETURN_IF_ERROR(DropMarkIfCancelledLocked(st, &state));
   if (state.phase() == storage::WORKFLOW_PHASE_COMPLETED &&
       *kind == Settlement::Kind::kDelivered) {
     OUTBOX_ASSIGN_OR_RETURN(const bool cancelled, CancelStoredLocked(id));
@@ -109,6 +110,21 @@ absl::Status StoreImpl::AddWorkflowWritesLocked(
   return FromRocks(
       batch->Put(workflows_, keys::WorkflowStateKey(id), Encode(state)),
       "recording a workflow's state");
+}
+
+absl::Status StoreImpl::DropMarkIfCancelledLocked(
+    const Settlement& st, storage::WorkflowState* state) {
+  const int32_t step = st.workflow_marked_step;
+  if (step < 0 || step >= state->steps_size() ||
+      state->phase() != storage::WORKFLOW_PHASE_FORWARD) {
+    return absl::OkStatus();
+  }
+  // Under mu_, ordered with Txn::Cancel's write: a cancel stored now is
+  // seen by the agent's next read, before it would send the step.
+  OUTBOX_ASSIGN_OR_RETURN(const bool cancelled,
+                          CancelStoredLocked(st.event.id));
+  if (cancelled) state->mutable_steps(step)->set_sent(false);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<bool> StoreImpl::CancelStoredLocked(absl::string_view event_id) {

@@ -173,6 +173,39 @@ TEST_F(StoreWorkflowTest, CancelOfAPendingWorkflowOnlyRecordsIt) {
   EXPECT_EQ(stats->pending_events, 1u);
 }
 
+// A step's sent mark, with and without a cancel recorded before it.
+class StoreWorkflowMarkTest : public StoreWorkflowTest {
+ protected:
+  // Settles a workflow event with step 0 marked sent; whether the reopened
+  // store kept the mark.
+  bool MarkKept(bool cancelled_first) {
+    const std::string id = CommitEvent(MakeEvent("order.created", "till-1"));
+    if (cancelled_first) Cancel(id, "changed mind");
+    storage::WorkflowState state;
+    state.set_phase(storage::WORKFLOW_PHASE_FORWARD);
+    state.add_steps()->set_sent(true);
+    Settlement s;
+    s.kind = Settlement::Kind::kStepDone;
+    s.event = DueWithId(id);
+    s.workflow_state = state.SerializeAsString();
+    s.workflow_marked_step = 0;
+    EXPECT_OUTBOX_OK(store_->Settle({s}));
+    EXPECT_OUTBOX_OK(store_->Sync());
+    Reopen();
+    return StoredState(store_.get(), id).steps(0).sent();
+  }
+};
+
+TEST_F(StoreWorkflowMarkTest, AStepsSentMarkIsStored) {
+  EXPECT_TRUE(MarkKept(/*cancelled_first=*/false));
+}
+
+// The agent reads the cancel before it would send the step: it never goes
+// out, so compensation must not take it for one in doubt.
+TEST_F(StoreWorkflowMarkTest, ASentMarkAfterACancelIsDropped) {
+  EXPECT_FALSE(MarkKept(/*cancelled_first=*/true));
+}
+
 TEST_F(StoreWorkflowTest, CancelWithABadIdIsRefused) {
   Txn txn;
   txn.Cancel("", "r");

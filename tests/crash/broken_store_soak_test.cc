@@ -150,5 +150,20 @@ TEST(BrokenAgentSoakTest, SkippedWorkflowSyncIsCaughtAsStepNotDurable) {
       << report.ViolationReport();
 }
 
+// Compensation counts a step in doubt (sent, its answer lost or its result
+// taken by a cut) as not done: a step the receiver acted on stays done.
+TEST(BrokenAgentSoakTest, SkippedInDoubtResendIsCaughtAsDoneNotReverted) {
+  AgentTestOptions broken;
+  broken.skip_in_doubt_resend = true;
+  // Rarer than the other faults (a compensated workflow with a step in doubt
+  // its receiver processed): caught within 19-485 cycles over 9 seeds, so
+  // the cap is 4,000.
+  const SoakReport report = RunBroken(StoreTestOptions(), broken,
+                                      ViolationKind::kDoneNotReverted, 4000);
+  ASSERT_FALSE(report.violations.empty()) << report.Summary();
+  EXPECT_TRUE(report.HasViolation(ViolationKind::kDoneNotReverted))
+      << report.ViolationReport();
+}
+
 }  // namespace
 }  // namespace outbox::testing

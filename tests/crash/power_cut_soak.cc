@@ -34,6 +34,12 @@ PowerCutSoak::PowerCutSoak(const SoakOptions& options)
       receiver_(options.seed ^ 0x9e3779b97f4a7c15),
       model_(kSoakMaxAttempts),
       cut_(fs_.get()) {
+  // Like the idempotent services a workflow calls: a step's resend gets
+  // the answer it got first, so that a step in doubt can be resolved.
+  receiver_.Deduplicate([this](const std::string& id) {
+    const WorkflowModel::Request* r = model_.workflows().FindRequest(id);
+    return r != nullptr && !r->revert;
+  });
   store_options_.tables = {kSoakTable};
   store_options_.clock = &clock_;
   store_options_.idempotency_window = kSoakIdempotencyWindow;

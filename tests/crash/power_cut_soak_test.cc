@@ -120,8 +120,14 @@
 //      it keeps, a reverted step's revert a 2xx, a failed one a request, and
 //      a revert undoes an answer the receiver gave that step; a completed
 //      workflow had no revert, a compensated one has no step left done, one
-//      that needs attention a failed revert. A committed cancel is stored
-//      (else lost_commit).                           [workflow_state_wrong]
+//      that needs attention a failed revert or a step in doubt. A committed
+//      cancel is stored (else lost_commit).          [workflow_state_wrong]
+//  19. A step its receiver processed (answered 2xx, or lost that answer on
+//      the way back; a power cut may have taken the result) is reverted
+//      once its workflow is compensated: a step in doubt when compensation
+//      began is resent (the receiver, idempotent like the services a
+//      workflow calls, answers a step's resend 2xx again) and reverted,
+//      or the workflow needs attention.              [done_not_reverted]
 // Also: no call fails while the power is on and a clean close succeeds
 // [unexpected_error]. Counted: event checks (each event of each open
 // transaction per cycle, each receipt, each stored entry, each ack and each

@@ -46,6 +46,8 @@ const char* ViolationKindName(ViolationKind kind) {
       return "forward_after_compensation";
     case ViolationKind::kRevertOrder:
       return "revert_order";
+    case ViolationKind::kDoneNotReverted:
+      return "done_not_reverted";
     case ViolationKind::kWorkflowStateWrong:
       return "workflow_state_wrong";
     case ViolationKind::kUnexpectedError:

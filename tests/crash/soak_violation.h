@@ -47,6 +47,8 @@ enum class ViolationKind {
                               // durable, or under another revert's id
   kForwardAfterCompensation,  // a step sent after a revert of its workflow
   kRevertOrder,               // reverts of a workflow not first sent last first
+  kDoneNotReverted,           // a compensated workflow left a step its receiver
+                     // processed (answered 2xx, or lost that answer) undone
   kWorkflowStateWrong,  // a stored workflow disagrees with where its event
                         // is or with what the receiver got
   kUnexpectedError,     // an operation failed with the power on

@@ -188,6 +188,7 @@ void WorkflowModel::CheckSteps(const WorkflowEvent& e,
   };
   if (state.steps_size() > kSoakSteps) return wrong(kSoakSteps, "is extra");
   bool undone = false, revert_failed = false, any_revert = false;
+  bool in_doubt = false;
   for (int k = 0; k < state.steps_size(); ++k) {
     const storage::WorkflowStepState& s = state.steps(k);
     const Seen& step = e.steps[k];
@@ -219,6 +220,7 @@ void WorkflowModel::CheckSteps(const WorkflowEvent& e,
             "configuration");
     }
     undone = undone || s.status() == storage::STEP_STATUS_DONE;
+    in_doubt = in_doubt || s.status() == storage::STEP_STATUS_IN_DOUBT;
     revert_failed =
         revert_failed || s.status() == storage::STEP_STATUS_REVERT_FAILED;
   }
@@ -229,8 +231,35 @@ void WorkflowModel::CheckSteps(const WorkflowEvent& e,
   if (phase == storage::WORKFLOW_PHASE_COMPENSATED && undone) {
     wrong(0, "or a later one: compensated with a step left done");
   }
-  if (phase == storage::WORKFLOW_PHASE_NEEDS_ATTENTION && !revert_failed) {
-    wrong(0, "and the others: needs attention without a failed revert");
+  if (phase == storage::WORKFLOW_PHASE_NEEDS_ATTENTION && !revert_failed &&
+      !in_doubt) {
+    wrong(0,
+          "and the others: needs attention without a failed revert or a "
+          "step in doubt");
+  }
+  if (phase == storage::WORKFLOW_PHASE_COMPENSATED) {
+    CheckAllReverted(e, state, out);
+  }
+}
+
+// Compensated: every step with a revert that its receiver processed (even
+// if the device never heard the 2xx: the answer lost, or a cut before its
+// result was written) was reverted. Needing attention instead is allowed.
+void WorkflowModel::CheckAllReverted(const WorkflowEvent& e,
+                                     const WorkflowState& state,
+                                     std::vector<Violation>* out) const {
+  for (int k = 0; k < kSoakSteps; ++k) {
+    if (!kSoakWorkflow[k].has_revert() || !e.steps[k].processed) continue;
+    const storage::StepStatus status = k < state.steps_size()
+                                           ? state.steps(k).status()
+                                           : storage::STEP_STATUS_UNSPECIFIED;
+    if (status == storage::STEP_STATUS_REVERTED) continue;
+    out->push_back(
+        {ViolationKind::kDoneNotReverted,
+         absl::StrCat("workflow event ", e.id, " is compensated, but step ",
+                      kSoakWorkflow[k].name,
+                      ", which its receiver processed, is not reverted (",
+                      storage::StepStatus_Name(status), ")")});
   }
 }
 

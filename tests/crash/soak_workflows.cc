@@ -155,6 +155,8 @@ void WorkflowModel::OnReceipt(const ReceivedRequest& r, const Request& request,
                       acks.ResultDurableAt(own), ")")});
   }
   if (r.answer == Answer::kOk) seen.refs.insert(AnswerRef(r.response));
+  seen.processed = seen.processed || r.answer == Answer::kOk ||
+                   r.answer == Answer::kLostAnswer;
 }
 
 // The request says what it is apart from its id: the URL names the step

@@ -45,9 +45,9 @@ struct SoakStep {
 inline constexpr int kSoakSteps = 3;
 inline constexpr SoakStep kSoakWorkflow[kSoakSteps] = {
     {"reserve", "DELETE"}, {"ship", "POST"}, {"notify", nullptr}};
-// The most requests one workflow needs with every answer 2xx: its steps,
-// then its reverts.
-inline constexpr int kSoakWorkflowRequests = kSoakSteps + 2;
+// The most requests one workflow needs with every answer 2xx: its steps, a
+// step in doubt resent, then its reverts.
+inline constexpr int kSoakWorkflowRequests = kSoakSteps + 1 + 2;
 
 // The destinations and the workflows { } block of the soak agent's
 // configuration.
@@ -135,6 +135,8 @@ class WorkflowModel {
   // What the receiver got for one request id.
   struct Seen {
     bool received = false;
+    // The receiver acted on it: answered kOk, or lost that answer.
+    bool processed = false;
     uint64_t first_arrival = 0;
     absl::flat_hash_set<std::string> refs;  // of its 2xx answers
   };
@@ -171,6 +173,9 @@ class WorkflowModel {
                   std::vector<Violation>* out) const;
   void CheckSteps(const WorkflowEvent& e, const storage::WorkflowState& state,
                   bool cancelled, std::vector<Violation>* out) const;
+  void CheckAllReverted(const WorkflowEvent& e,
+                        const storage::WorkflowState& state,
+                        std::vector<Violation>* out) const;
   void CheckResults(const WorkflowEvent& e, const storage::WorkflowState& state,
                     size_t receipts, AckLedger* acks,
                     std::vector<Violation>* out) const;

@@ -246,7 +246,24 @@ TEST_F(SoakWorkflowsTest, CompensatedWithAStepLeftDoneIsWorkflowStateWrong) {
   state.add_steps()->set_status(storage::STEP_STATUS_FAILED);
   StoreState(state, Settlement::Kind::kDeadLetterUnsent);
   CheckStored();
-  EXPECT_EQ(Fired(), Names{"workflow_state_wrong"}) << Details();
+  // Step 0, processed, is also not reverted.
+  EXPECT_EQ(Fired(), (Names{"workflow_state_wrong", "done_not_reverted"}))
+      << Details();
+}
+
+// Step 1's answer was lost (the receiver acted on it), and compensation
+// reverted only step 0: as if step 1 had never happened.
+TEST_F(SoakWorkflowsTest, CompensatedWithAProcessedStepNotRevertedIsCaught) {
+  Receive(0, false, Answer::kOk);
+  Durable(0);
+  Receive(1, false, Answer::kLostAnswer);
+  Receive(0, true, Answer::kOk, "a0");
+  storage::WorkflowState state = Done({0}, storage::WORKFLOW_PHASE_COMPENSATED);
+  state.mutable_steps(0)->set_status(storage::STEP_STATUS_REVERTED);
+  state.set_cancelled(true);
+  StoreState(state, Settlement::Kind::kDelivered);
+  CheckStored();
+  EXPECT_EQ(Fired(), Names{"done_not_reverted"}) << Details();
 }
 
 TEST_F(SoakWorkflowsTest, FinishedWorkflowStillPendingIsWorkflowStateWrong) {

@@ -165,13 +165,13 @@ bool PowerCutSoak::Drain(absl::string_view when) {
   // One 2xx per pending event: each is sent once more at most, in flight
   // ones included, and none is committed or replayed meanwhile. A workflow
   // needs one per request it may still make, and a round for each and one
-  // more to finish.
+  // more to finish, and two for a step's sent mark and its drop at a cancel.
   size_t answers = 0;
   size_t rounds = kDrainSlack;
   for (const PendingEvent& e : *pending) {
     const bool workflow = e.type == kSoakWorkflowType;
     answers += workflow ? kSoakWorkflowRequests : 1;
-    rounds += workflow ? kSoakWorkflowRequests + 1 : 1;
+    rounds += workflow ? kSoakWorkflowRequests + 3 : 1;
   }
   receiver_.Script(std::vector<Answer>(answers, Answer::kOk));
   for (size_t i = 0; i < rounds && Alive(); ++i) {

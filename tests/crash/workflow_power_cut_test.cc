@@ -10,7 +10,11 @@
 //   - cut once b's answer is written but not synced: b goes out once more,
 //     under its own id (a receiver deduplicates it), then c;
 //   - cut in the middle of compensation, once the first revert's result is
-//     synced: that revert is not sent again, the others follow last first.
+//     synced: that revert is not sent again, the others follow last first;
+//   - cut once b's 2xx is in but before its result is written, then a
+//     cancel: b is in doubt (only its sent mark says it went out), so it is
+//     resent under its own id and reverted before a;
+//   - cut before the first step's sent mark is synced: nothing went out.
 
 #include <atomic>
 #include <memory>
@@ -235,6 +239,43 @@ TEST_F(WorkflowPowerCutTest, CutInCompensationRevertsTheRestLastFirst) {
   }
   EXPECT_EQ(state.steps(3).status(), storage::STEP_STATUS_FAILED);
   EXPECT_OUTBOX_OK(store_->FindDeadLetter(id));  // compensated: given up
+}
+
+TEST_F(WorkflowPowerCutTest,
+       CutBeforeStepTwosResultThenACancelResendsAndRevertsIt) {
+  const std::string id = CommitOrder();
+  // b's 2xx is in, its result not written: nothing but b's mark says it
+  // went out.
+  CutAt(internal::kWorkflowStepAfterAnswer, 2);
+  ASSERT_NO_FATAL_FAILURE(RunUntilThePowerGoesAndRestart());
+  EXPECT_THAT(Received(), ElementsAre(Step(id, "a"), Step(id, "b")));
+  Txn cancel;
+  cancel.Put("sales", "sale-1", "cancelled");
+  cancel.Cancel(id, "customer cancelled");
+  ASSERT_OUTBOX_OK(store_->Commit(cancel));
+
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd());
+  // b once more under its id, to learn it happened; then undone, last first.
+  EXPECT_THAT(Received(),
+              ElementsAre(Step(id, "a"), Step(id, "b"), Step(id, "b"),
+                          Revert(id, "b"), Revert(id, "a")));
+  const std::vector<ReceivedRequest>& log = receiver_.log();
+  ASSERT_EQ(log.size(), 5u);
+  EXPECT_EQ(log[3].url, "http://receiver.test/b/a2/undo");  // the resend's
+  const storage::WorkflowState state = Stored(id);
+  EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_COMPENSATED);
+  EXPECT_EQ(state.steps(1).status(), storage::STEP_STATUS_REVERTED);
+  EXPECT_EQ(state.steps(0).status(), storage::STEP_STATUS_REVERTED);
+}
+
+TEST_F(WorkflowPowerCutTest, CutBeforeTheFirstMarkIsSyncedSendsNothing) {
+  const std::string id = CommitOrder();
+  CutAt(internal::kWorkflowMarkBeforeSync, 1);
+  ASSERT_NO_FATAL_FAILURE(RunUntilThePowerGoesAndRestart());
+  EXPECT_TRUE(Received().empty());
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd());
+  EXPECT_THAT(Received(), ElementsAre(Step(id, "a"), Step(id, "b"),
+                                      Step(id, "c"), Step(id, "d")));
 }
 
 }  // namespace

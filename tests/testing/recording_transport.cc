@@ -65,10 +65,21 @@ Answer Receiver::Handle(const HttpRequest& request) {
   received.method = request.method;
   received.url = request.url;
   received.body = request.body;
-  received.answer = answer;
-  if (answer == Answer::kOk) {
-    received.response = absl::StrCat("{\"ref\":\"a", received.arrival, "\"}");
+  std::string body = absl::StrCat("{\"ref\":\"a", received.arrival, "\"}");
+  if (deduplicate_ != nullptr && deduplicate_(received.webhook_id)) {
+    auto first = processed_.find(received.webhook_id);
+    if (first != processed_.end()) {
+      body = first->second;  // its first answer, again
+      if (answer == Answer::kServerError || answer == Answer::kBadRequest ||
+          answer == Answer::kTooManyRequests) {
+        answer = Answer::kOk;
+      }
+    } else if (answer == Answer::kOk || answer == Answer::kLostAnswer) {
+      processed_.emplace(received.webhook_id, body);
+    }
   }
+  received.answer = answer;
+  if (answer == Answer::kOk) received.response = std::move(body);
   log_.push_back(std::move(received));
   return answer;
 }

@@ -14,6 +14,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -71,6 +72,15 @@ class Receiver {
   void Script(std::vector<Answer> answers);
   // Forgets the scripted answers not given yet.
   void ClearScript() { script_.clear(); }
+  // From now on, a request whose webhook-id `which` accepts and that the
+  // receiver processed before (answered kOk, or lost that answer) is
+  // answered kOk again, with the first processed answer's body, where it
+  // would have been refused (5xx, 429, 400): an idempotent receiver. Lost
+  // answers and offline still happen (the network's doing). Draws as many
+  // answers as without it.
+  void Deduplicate(std::function<bool(const std::string& webhook_id)> which) {
+    deduplicate_ = std::move(which);
+  }
 
   // Decides the answer to `request` and logs it unless it is kOffline.
   Answer Handle(const HttpRequest& request);
@@ -84,6 +94,9 @@ class Receiver {
   std::mt19937_64 gen_;
   std::deque<Answer> script_;
   std::vector<ReceivedRequest> log_;
+  std::function<bool(const std::string&)> deduplicate_;
+  // Deduplicated ids processed so far: the body of their first answer.
+  std::unordered_map<std::string, std::string> processed_;
 };
 
 // An HttpTransport whose requests reach `receiver` (borrowed; must outlive

@@ -43,12 +43,14 @@ std::string StepLabel(const storage::WorkflowState& s, int i) {
 absl::StatusOr<RetryPlan> ResumeCompensation(storage::WorkflowState s,
                                              absl::string_view event_id,
                                              absl::string_view step) {
-  const int failed = FindStatus(s, storage::STEP_STATUS_REVERT_FAILED);
+  int failed = FindStatus(s, storage::STEP_STATUS_REVERT_FAILED);
+  // Or a step in doubt whose resend got no answer: resuming resends it.
+  if (failed < 0) failed = FindStatus(s, storage::STEP_STATUS_IN_DOUBT);
   if (failed < 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("workflow ", event_id,
-                     " needs attention but no step's revert failed: "
-                     "retry-step has no revert to resume"));
+                     " needs attention but no step's revert failed and no "
+                     "step is in doubt: retry-step has nothing to resume"));
   }
   OUTBOX_ASSIGN_OR_RETURN(const int i, FindStep(s, event_id, step));
   const std::string retry_hint =
@@ -67,7 +69,9 @@ absl::StatusOr<RetryPlan> ResumeCompensation(storage::WorkflowState s,
                      " is ", StepStatusName(s.steps(i).status()),
                      ", not done: nothing to revert; ", retry_hint));
   }
-  s.mutable_steps(i)->set_status(storage::STEP_STATUS_DONE);
+  if (s.steps(i).status() != storage::STEP_STATUS_IN_DOUBT) {
+    s.mutable_steps(i)->set_status(storage::STEP_STATUS_DONE);
+  }
   s.set_phase(storage::WORKFLOW_PHASE_COMPENSATING);
   s.set_next_revert(i);
   s.set_finished_unix_ms(0);

@@ -30,6 +30,7 @@ nlohmann::ordered_json StepJson(int index, const storage::WorkflowStepState& s,
   nlohmann::ordered_json j = {{"index", index}};
   SetBytes("name", s.name(), &j);
   j["status"] = StepStatusName(s.status());
+  j["sent"] = s.sent();
   SetBytes("destination", s.destination(), &j);
   j["http_status"] = HttpStatusJson(s.http_status());
   SetBody("request", s.request(), false, with_bodies, &j);
@@ -43,6 +44,7 @@ nlohmann::ordered_json ResultJson(const storage::StepResult& r,
   SetTime("time", StoredTime(r.unix_ms()), &j);
   SetBytes("step", r.step(), &j);
   j["revert"] = r.revert();
+  j["resend"] = r.resend();
   j["attempt"] = r.attempt();
   SetBytes("request_id", r.request_id(), &j);
   SetBytes("method", r.method(), &j);

@@ -40,12 +40,12 @@ void AppendSteps(const storage::WorkflowState& s, bool with_bodies,
   absl::StrAppend(out, "  steps (", s.steps_size(), "):\n");
   for (int i = 0; i < s.steps_size(); ++i) {
     const storage::WorkflowStepState& step = s.steps(i);
-    absl::StrAppend(
-        out, "    ", i, " ", Quote(step.name()), " ",
-        StepStatusName(step.status()), " dest=", Quote(step.destination()),
-        " http=", HttpStatusText(step.http_status()),
-        " request=", Size(step.request(), false),
-        " response=", Size(step.response(), step.response_truncated()), "\n");
+    absl::StrAppend(out, "    ", i, " ", Quote(step.name()), " ",
+                    StepStatusName(step.status()), step.sent() ? " sent" : "",
+                    " dest=", Quote(step.destination()),
+                    " http=", HttpStatusText(step.http_status()),
+                    " request=", Size(step.request(), false), " response=",
+                    Size(step.response(), step.response_truncated()), "\n");
     if (!with_bodies) continue;
     AppendBody("      ", "request", step.request(), false, out);
     AppendBody("      ", "response", step.response(), step.response_truncated(),
@@ -56,7 +56,10 @@ void AppendSteps(const storage::WorkflowState& s, bool with_bodies,
 void AppendResult(const storage::StepResult& r, bool with_bodies,
                   std::string* out) {
   absl::StrAppend(out, "    ", FormatTimeOr(StoredTime(r.unix_ms()), "-"), " ",
-                  Quote(r.step()), r.revert() ? " (revert)" : "",
+                  Quote(r.step()),
+                  r.revert()   ? " (revert)"
+                  : r.resend() ? " (resent: in doubt at compensation)"
+                               : "",
                   " attempt=", r.attempt(), " ", Quote(r.method()), " ",
                   Quote(r.url()), " http=", HttpStatusText(r.http_status()),
                   " ",

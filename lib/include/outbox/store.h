@@ -119,6 +119,12 @@ struct Settlement {
   std::string workflow_state;
   std::vector<std::string> workflow_results;
   uint32_t first_result = 0;
+  // The step of `workflow_state` whose "sent" mark this write sets (the
+  // agent sends that step only after reading it back), or -1. A cancel
+  // recorded before this write is seen by that read, so the step will not
+  // be sent: the store then writes the state without the mark, and
+  // compensation does not resend a step that never went out.
+  int32_t workflow_marked_step = -1;
 };
 
 // What Store::Settle did.
