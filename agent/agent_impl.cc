@@ -369,8 +369,7 @@ absl::Status AgentImpl::StartDueEvents() {
   // sent marks of steps about to start (synced), which then go out. What
   // left the queue lets the next event of its ordering key be due now,
   // which NextDue above could not see: look again at once, or an idle
-  // agent would sleep past it. (Due at `steady`, not InfinitePast: ArmTimer
-  // takes that for "armed for nothing" after the timer fired.)
+  // agent would sleep past it.
   const bool left_queue =
       std::any_of(settled_.begin(), settled_.end(), [](const Settlement& s) {
         return s.kind == Settlement::Kind::kDelivered ||
