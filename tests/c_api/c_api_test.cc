@@ -17,6 +17,7 @@
 #include "tests/testing/agent_fixture.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
+#include "tests/testing/store_fixture.h"
 #include "tests/testing/temp_dir.h"
 
 namespace outbox {
@@ -139,49 +140,33 @@ TEST_F(CApiCancelTest, CancelWithoutAnIdFailsTheWholeCommit) {
 // Every figure of Store::GetStats reaches the C struct: a dead letter
 // purged, a workflow needing attention (settled as the agent would), one
 // event pending, and the directory's size.
-TEST(CApiStatsTest, StatsCarryEveryFigureOfGetStats) {
-  testing::TempDir dir;
-  Options options;
-  options.tables = {"sales"};
-  absl::StatusOr<std::unique_ptr<Store>> store =
-      Store::Open(options, dir.Sub("db"));
-  ASSERT_OUTBOX_OK(store);
-  auto commit = [&](const char* key) {
-    Txn txn;
-    txn.Put("sales", key, "open");
-    Event e;
-    e.type = "order.created";
-    e.ordering_key = key;
-    e.payload = "{}";
-    const std::string id = txn.Emit(e);
-    EXPECT_OUTBOX_OK((*store)->Commit(txn));
-    absl::StatusOr<PendingEvent> pending = (*store)->FindPending(id);
-    EXPECT_OUTBOX_OK(pending);
-    return pending.ok() ? *pending : PendingEvent();
-  };
+class CApiStatsTest : public testing::StoreTest {};
+
+TEST_F(CApiStatsTest, StatsCarryEveryFigureOfGetStats) {
+  const std::string rejected = CommitEvent(testing::MakeEvent("order.created"));
   ASSERT_OUTBOX_OK(
-      (*store)->MoveToDeadLetters(commit("sale-1"), "rejected (HTTP 400)"));
+      store_->MoveToDeadLetters(DueWithId(rejected), "rejected (HTTP 400)"));
   absl::StatusOr<size_t> purged =
-      (*store)->PurgeDeadLetters(absl::Now() + absl::Hours(1));
+      store_->PurgeDeadLetters(clock_.Now() + absl::Hours(1));
   ASSERT_OUTBOX_OK(purged);
   ASSERT_EQ(*purged, 1u);
   Settlement attention;
   attention.kind = Settlement::Kind::kDeadLetterUnsent;
-  attention.event = commit("sale-2");
+  attention.event = DueWithId(CommitEvent(testing::MakeEvent("order.created")));
   attention.reason = "revert failed for good";
   storage::WorkflowState state;
   state.set_phase(storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
   attention.workflow_state = state.SerializeAsString();
-  ASSERT_OUTBOX_OK((*store)->Settle({attention}));
-  commit("sale-3");
-  absl::StatusOr<Stats> cpp = (*store)->GetStats();
+  ASSERT_OUTBOX_OK(store_->Settle({attention}));
+  CommitEvent(testing::MakeEvent("order.created"));
+  absl::StatusOr<Stats> cpp = store_->GetStats();
   ASSERT_OUTBOX_OK(cpp);
-  ASSERT_OUTBOX_OK((*store)->Close());
-  store->reset();
+  ASSERT_OUTBOX_OK(store_->Close());
+  store_.reset();
 
   const char* tables[] = {"sales"};
   char* err = nullptr;
-  outbox_store* c = outbox_open(dir.Sub("db").c_str(), tables, 1, &err);
+  outbox_store* c = outbox_open(path().c_str(), tables, 1, &err);
   ASSERT_NE(c, nullptr) << err;
   outbox_stats stats;
   ASSERT_EQ(outbox_get_stats(c, &stats, &err), 0) << err;
