@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "agent/delivery.h"
+#include "agent/mqtt_sender.h"
 #include "lib/crash_points.h"
 #include "lib/status_macros.h"
 
@@ -55,29 +56,36 @@ AgentImpl::AgentImpl(Store* store, AgentOptions options, AgentConfig config,
       config_(std::move(config)),
       test_(test),
       clock_(options_.clock != nullptr ? options_.clock : SystemClock()),
-      transport_(std::move(options_.transport)),
       reachability_(DestinationNames(config_), config_.agent.probe_interval_min,
                     config_.agent.probe_interval_max),
       log_limiter_(kLogBurst, kLogWindow) {}
 
 AgentImpl::~AgentImpl() {
   store_->SetWakeup(nullptr);
-  if (transport_ != nullptr) {
-    std::vector<HttpResult> abandoned;  // left pending; resent next time
-    transport_->AbandonAll(&abandoned);
-  }
+  // The senders abandon what is in flight: it stays pending, and is sent
+  // again next time with the same id.
 }
 
 absl::Status AgentImpl::Init() {
-  if (transport_ == nullptr) {
+  std::unique_ptr<HttpTransport> transport = std::move(options_.transport);
+  if (transport == nullptr) {
     CurlTransportOptions curl;
     curl.max_in_flight = static_cast<size_t>(config_.agent.max_in_flight);
-    OUTBOX_ASSIGN_OR_RETURN(transport_, NewCurlTransport(curl));
+    OUTBOX_ASSIGN_OR_RETURN(transport, NewCurlTransport(curl));
+  }
+  http_ = std::make_unique<HttpSender>(std::move(transport));
+  senders_.push_back(http_.get());
+  for (const Destination& d : config_.destinations) {
+    if (d.kind != Destination::Kind::kMqtt) continue;
+    OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Sender> mqtt, NewMqttSender(d));
+    senders_.push_back(mqtt.get());
+    brokers_[d.name] = std::move(mqtt);
   }
   OUTBOX_ASSIGN_OR_RETURN(poller_, Poller::Create());
   OUTBOX_ASSIGN_OR_RETURN(wakeup_, Wakeup::Create());
   OUTBOX_ASSIGN_OR_RETURN(timer_, Timer::Create());
-  std::vector<int> fds = {transport_->fd(), wakeup_->fd(), timer_->fd()};
+  std::vector<int> fds = {wakeup_->fd(), timer_->fd()};
+  for (const Sender* sender : senders_) fds.push_back(sender->fd());
   if (options_.watch_network) {
     absl::StatusOr<std::unique_ptr<NetlinkMonitor>> netlink =
         NetlinkMonitor::Open();
@@ -237,18 +245,7 @@ void AgentImpl::DrainWakeups() {
 absl::Status AgentImpl::Step() {
   if (stopped_) return absl::OkStatus();
   DrainWakeups();
-  std::vector<HttpResult> done;
-  // The transport's descriptor turns readable for every socket event and
-  // every one of its timers, so when it is not, Process has nothing to do.
-  absl::Status transport =
-      IsReady(transport_->fd()) ? transport_->Process(&done) : absl::OkStatus();
-  if (!transport.ok()) {
-    // The transport keeps its requests and reports them later; say so once
-    // per round and go on.
-    Log(LogSeverity::kWarning, LogEvent::kInternalError,
-        absl::StrCat("transport: ", transport.message()));
-  }
-  for (const HttpResult& result : done) HandleResult(result);
+  ProcessSenders();
   // Everything this round learned, in one write, before NextDue looks again.
   OUTBOX_RETURN_IF_ERROR(FlushSettlements());
 
@@ -272,6 +269,30 @@ absl::Status AgentImpl::Step() {
   return absl::OkStatus();
 }
 
+void AgentImpl::ProcessSenders() {
+  std::vector<SendResult> done;
+  const absl::Time now = clock_->Now();
+  for (Sender* sender : senders_) {
+    // A sender's descriptor turns readable for every socket event and every
+    // one of its timers, so when it is not, Process has nothing to do.
+    if (!IsReady(sender->fd())) continue;
+    absl::Status s = sender->Process(now, &done);
+    if (!s.ok()) {
+      // The sender keeps its deliveries and reports them later; say so
+      // once per round and go on.
+      Log(LogSeverity::kWarning, LogEvent::kInternalError,
+          absl::StrCat("transport: ", s.message()));
+    }
+  }
+  for (const SendResult& result : done) HandleResult(result);
+}
+
+Sender* AgentImpl::SenderFor(const Destination& destination) const {
+  if (destination.kind == Destination::Kind::kHttp) return http_.get();
+  auto it = brokers_.find(destination.name);
+  return it != brokers_.end() ? it->second.get() : nullptr;
+}
+
 absl::Status AgentImpl::StopIfAsked(bool* stopping) {
   *stopping = stop_requested_.load();
   if (!*stopping) return absl::OkStatus();
@@ -286,8 +307,8 @@ absl::Status AgentImpl::StopIfAsked(bool* stopping) {
   // Abandoned requests stay pending in the store: they are sent again, with
   // the same id, the next time an agent runs. Nothing is marked delivered
   // without its 2xx.
-  std::vector<HttpResult> abandoned;
-  transport_->AbandonAll(&abandoned);
+  std::vector<SendResult> abandoned;
+  for (Sender* sender : senders_) sender->AbandonAll(&abandoned);
   ReportHeldLogs();
   Log(LogSeverity::kInfo, LogEvent::kAgentStopped,
       abandoned.empty()
@@ -355,7 +376,7 @@ absl::Status AgentImpl::StartDueEvents() {
     absl::StatusOr<const Destination*> destination =
         Route(config_, event.type, event.destination);
     if (!destination.ok()) {
-      unsent_reasons_[event.seq] = AgentMetrics::DeadReason::kNoRoute;
+      dead_reasons_[event.seq] = AgentMetrics::DeadReason::kNoRoute;
       Settlement s;
       s.kind = Settlement::Kind::kDeadLetterUnsent;
       s.event = std::move(event);
@@ -396,14 +417,18 @@ absl::Status AgentImpl::StartDueEvents() {
 bool AgentImpl::Send(PendingEvent event, const Destination& destination,
                      absl::Time now) {
   const uint64_t tag = next_tag_++;
-  HttpRequest request = BuildRequest(event, destination, now, tag);
-  internal::CrashPoint(internal::kAgentBeforeSend);
-  absl::Status started = transport_->Start(std::move(request));
+  absl::Status started =
+      SenderFor(destination)->Start(event, destination, now, tag);
   if (absl::IsResourceExhausted(started)) return false;  // next round
-  if (!started.ok()) {
-    // The transport refused this request itself (e.g. a Content-Type with a
-    // line break): sending it again cannot help.
-    unsent_reasons_[event.seq] = AgentMetrics::DeadReason::kUnsendable;
+  // Nothing left: the broker is down or refused the connection at once, or
+  // TLS cannot be set up. Handled as that result, not an attempt.
+  const bool never_left =
+      absl::IsUnavailable(started) || absl::IsFailedPrecondition(started);
+  if (!started.ok() && !never_left) {
+    // The sender refused this event itself (e.g. a Content-Type with a line
+    // break, a type that makes no MQTT topic): sending it again cannot
+    // help.
+    dead_reasons_[event.seq] = AgentMetrics::DeadReason::kUnsendable;
     Settlement s;
     s.kind = Settlement::Kind::kDeadLetterUnsent;
     s.event = std::move(event);
@@ -411,11 +436,18 @@ bool AgentImpl::Send(PendingEvent event, const Destination& destination,
     settled_.push_back(std::move(s));
     return true;
   }
-  ++stats_.requests;
+  if (!never_left) ++stats_.requests;
   const bool probe = reachability_.OnSend(destination.name);
   in_flight_seqs_.insert(event.seq);
   in_flight_.emplace(tag,
                      InFlight{std::move(event), &destination, probe, nullptr});
+  if (never_left) {
+    SendResult unsent;
+    unsent.tag = tag;
+    unsent.offline = absl::IsUnavailable(started);
+    unsent.transport = started;
+    HandleResult(unsent);
+  }
   return true;
 }
 

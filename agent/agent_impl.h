@@ -2,8 +2,9 @@
 //
 // AgentImpl: the delivery loop behind outbox/agent.h.
 //
-// One thread, one Poller (platform/poller.h): the transport's fd (sockets and
-// curl timers), a Wakeup (Store::Commit wake-ups and Stop()), a Timer (the
+// One thread, one Poller (platform/poller.h): each sender's fd (sender.h: the
+// HTTP transport's sockets and curl timers, each MQTT broker connection), a
+// Wakeup (Store::Commit wake-ups and Stop()), a Timer (the
 // next retry, probe or housekeeping time) and, where allowed, a netlink socket
 // (network changes). Each round (Step) does all ready work without blocking:
 // finish requests, start due events, arm the timer. Between rounds the thread
@@ -30,8 +31,10 @@
 #include "absl/random/random.h"
 #include "agent/agent_metrics.h"
 #include "agent/config.h"
+#include "agent/http_sender.h"
 #include "agent/log_limiter.h"
 #include "agent/reachability.h"
+#include "agent/sender.h"
 #include "agent/workflow_plan.h"
 #include "outbox/agent.h"
 #include "platform/netlink_monitor.h"
@@ -104,7 +107,11 @@ class AgentImpl final : public Agent {
   void DrainWakeups();
   // True once Stop() was asked for and the round has wound down.
   absl::Status StopIfAsked(bool* stopping);
-  void HandleResult(const HttpResult& result);
+  void HandleResult(const SendResult& result);
+  // Processes the senders whose fd is ready and handles what finished.
+  void ProcessSenders();
+  // The sender of `destination`'s kind (for MQTT, its own connection).
+  Sender* SenderFor(const Destination& destination) const;
   absl::Status StartDueEvents();
   // How much NextDue may take from `lane` this round; `probing` holds the
   // destinations already given their one probe.
@@ -150,11 +157,11 @@ class AgentImpl final : public Agent {
   // is logged, never returned: metrics must not stop deliveries.
   void WriteMetricsIfDue(absl::Time steady);
   void WriteMetrics();
-  // Counts settlement `s`, written, in metrics_; `unsent` says why the
-  // unsendable ones of its round were dead-lettered.
+  // Counts settlement `s`, written, in metrics_; `dead` says why the ones
+  // of its round were dead-lettered.
   void CountInMetrics(
       const Settlement& s,
-      const absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason>& unsent);
+      const absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason>& dead);
   // Sleeps until something is ready, at most `limit`; ready_ says what.
   absl::Status Wait(absl::Duration limit = absl::InfiniteDuration());
   // Whether `fd` was in the last Wait's ready list.
@@ -180,7 +187,12 @@ class AgentImpl final : public Agent {
   const AgentConfig config_;
   const AgentTestOptions test_;
   Clock* const clock_;
-  std::unique_ptr<HttpTransport> transport_;
+  // Webhooks and workflow steps, over one HttpTransport.
+  std::unique_ptr<HttpSender> http_;
+  // One per MQTT destination, by name: each has its own broker connection.
+  absl::flat_hash_map<std::string, std::unique_ptr<Sender>> brokers_;
+  // http_ and every broker sender, in a fixed order.
+  std::vector<Sender*> senders_;
   std::unique_ptr<NetlinkMonitor> netlink_;
 
   std::unique_ptr<Poller> poller_;
@@ -217,9 +229,9 @@ class AgentImpl final : public Agent {
 
   AgentStats stats_;
   AgentMetrics metrics_;
-  // Why each unsendable event of this round's settlements (by seq) is
-  // dead-lettered, for metrics_ once the write is done.
-  absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason> unsent_reasons_;
+  // Why each event dead-lettered in this round's settlements (by seq) is,
+  // for metrics_ once the write is done.
+  absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason> dead_reasons_;
   // Workflow steps known not to have taken effect, by event id: this
   // process wrote the step's sent mark and has not sent it since (only this
   // process can have: a mark is written once, and a step is sent only after

@@ -35,6 +35,9 @@ MetricFamily Labelled(const char* name, const char* help, const char* label,
 
 void AddDestinations(const std::vector<AgentMetrics::DestinationState>& ds,
                      std::vector<MetricFamily>* out) {
+  MetricFamily info = Family("outbox_destination_info", Type::kGauge,
+                             "1 per configured destination; `kind` says how "
+                             "it is sent to: http (webhooks) or mqtt.");
   MetricFamily reachable =
       Family("outbox_destination_reachable", Type::kGauge,
              "1 if the destination's receiver answered the last request "
@@ -47,11 +50,14 @@ void AddDestinations(const std::vector<AgentMetrics::DestinationState>& ds,
              "Time the destination was unreachable since the agent started.");
   for (const AgentMetrics::DestinationState& d : ds) {
     const MetricLabels labels = {{"destination", d.name}};
+    info.samples.push_back(
+        {"", {{"destination", d.name}, {"kind", d.kind}}, 1});
     reachable.samples.push_back({"", labels, d.snapshot.reachable ? 1.0 : 0.0});
     paused.samples.push_back({"", labels, d.snapshot.paused ? 1.0 : 0.0});
     unreachable.samples.push_back(
         {"", labels, absl::ToDoubleSeconds(d.snapshot.unreachable)});
   }
+  out->push_back(std::move(info));
   out->push_back(std::move(reachable));
   out->push_back(std::move(paused));
   out->push_back(std::move(unreachable));
@@ -98,13 +104,13 @@ std::vector<MetricFamily> AgentMetrics::Families(
   return out;
 }
 
-AgentMetrics::Outcome AttemptOutcome(const HttpResult& result) {
+AgentMetrics::Outcome AttemptOutcome(const SendResult& result) {
   if (!result.transport.ok()) {
     return absl::IsDeadlineExceeded(result.transport)
                ? AgentMetrics::Outcome::kTimeout
                : AgentMetrics::Outcome::kConnection;
   }
-  switch (Classify(result.http_status)) {
+  switch (result.outcome) {
     case DeliveryOutcome::kDelivered:
       return AgentMetrics::Outcome::k2xx;
     case DeliveryOutcome::kDeadLetter:

@@ -20,8 +20,8 @@
 #include "absl/time/time.h"
 #include "agent/prometheus_text.h"
 #include "agent/reachability.h"
+#include "agent/sender.h"
 #include "lib/latency_histogram.h"
-#include "outbox/http_transport.h"
 #include "outbox/store.h"
 
 namespace outbox {
@@ -29,7 +29,9 @@ namespace outbox {
 class AgentMetrics {
  public:
   // How an attempt (a request that reached the receiver, or may have)
-  // ended. The names are the `outcome` label values.
+  // ended. The names are the `outcome` label values, HTTP's words for
+  // every kind: an MQTT PUBACK with success counts as 2xx, one refusing the
+  // event as 4xx, any other as retryable_status.
   enum class Outcome {
     k2xx,              // delivered
     kRetryableStatus,  // 408, 425, 429, 5xx (or no valid status): retried
@@ -61,6 +63,7 @@ class AgentMetrics {
   // One destination's state when the file is written.
   struct DestinationState {
     std::string name;
+    std::string kind;  // "http" or "mqtt": the `kind` label
     Reachability::Snapshot snapshot;
   };
 
@@ -92,7 +95,7 @@ class AgentMetrics {
 
 // The outcome of the attempt `result` reports. REQUIRES: the request may
 // have reached the receiver (Decide() did not call it kOffline).
-AgentMetrics::Outcome AttemptOutcome(const HttpResult& result);
+AgentMetrics::Outcome AttemptOutcome(const SendResult& result);
 
 // Why a settlement of kind kDeadLetter (an attempt's answer) gave up.
 AgentMetrics::DeadReason DeadReasonOf(const Settlement& settlement);

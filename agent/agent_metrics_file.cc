@@ -27,7 +27,7 @@ void AgentImpl::WriteMetricsIfDue(absl::Time steady) {
 
 void AgentImpl::CountInMetrics(
     const Settlement& s,
-    const absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason>& unsent) {
+    const absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason>& dead) {
   switch (s.kind) {
     case Settlement::Kind::kDelivered:
       // Both wall-clock times: the commit's and now, as a receiver sees it.
@@ -36,12 +36,15 @@ void AgentImpl::CountInMetrics(
     case Settlement::Kind::kAttempt:
     case Settlement::Kind::kStepDone:
       break;  // counted by outcome when the answer came
-    case Settlement::Kind::kDeadLetter:
-      metrics_.OnDeadLettered(DeadReasonOf(s));
+    case Settlement::Kind::kDeadLetter: {
+      auto why = dead.find(s.event.seq);
+      metrics_.OnDeadLettered(why != dead.end() ? why->second
+                                                : DeadReasonOf(s));
       break;
+    }
     case Settlement::Kind::kDeadLetterUnsent: {
-      auto why = unsent.find(s.event.seq);
-      metrics_.OnDeadLettered(why != unsent.end()
+      auto why = dead.find(s.event.seq);
+      metrics_.OnDeadLettered(why != dead.end()
                                   ? why->second
                                   : AgentMetrics::DeadReason::kUnsendable);
       break;
@@ -60,7 +63,9 @@ void AgentImpl::WriteMetrics() {
     std::vector<AgentMetrics::DestinationState> destinations;
     const absl::Time steady = Steady();
     for (const Destination& d : config_.destinations) {
-      destinations.push_back({d.name, reachability_.Of(d.name, steady)});
+      destinations.push_back(
+          {d.name, d.kind == Destination::Kind::kMqtt ? "mqtt" : "http",
+           reachability_.Of(d.name, steady)});
     }
     s = WriteFileAtomically(
         path, RenderPrometheusText(

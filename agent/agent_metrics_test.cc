@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "agent/http_sender.h"
 #include "gtest/gtest.h"
 
 namespace outbox {
@@ -12,14 +13,14 @@ namespace {
 using Outcome = AgentMetrics::Outcome;
 using DeadReason = AgentMetrics::DeadReason;
 
-HttpResult Answered(int status) {
+SendResult Answered(int status) {
   HttpResult r;
   r.http_status = status;
-  return r;
+  return SendResultFromHttp(std::move(r), absl::UnixEpoch());
 }
 
-HttpResult Failed(absl::Status transport) {
-  HttpResult r;
+SendResult Failed(absl::Status transport) {
+  SendResult r;
   r.transport = std::move(transport);
   return r;
 }

@@ -17,7 +17,7 @@
 
 namespace outbox {
 
-void AgentImpl::HandleResult(const HttpResult& result) {
+void AgentImpl::HandleResult(const SendResult& result) {
   auto it = in_flight_.find(result.tag);
   if (it == in_flight_.end()) return;  // abandoned earlier
   InFlight flight = std::move(it->second);
@@ -50,13 +50,17 @@ void AgentImpl::HandleResult(const HttpResult& result) {
     return;  // not an attempt: the event is untouched
   }
   metrics_.OnAttempt(AttemptOutcome(result));
+  if (d.kind == Decision::Kind::kDeadLetter) {
+    dead_reasons_[event.seq] = d.rejected ? AgentMetrics::DeadReason::kRejected
+                                          : AgentMetrics::DeadReason::kGaveUp;
+  }
   if (reachability_.OnAnswer(destination.name, Steady())) {
     Log(LogSeverity::kInfo, LogEvent::kDestinationReachable,
         absl::StrCat("destination ", destination.name,
                      " reachable again (event ", event.id, " answered)"),
         event.id, destination.name);
   }
-  if (flight.workflow != nullptr && result.http_status != 0 &&
+  if (flight.workflow != nullptr && result.http.http_status != 0 &&
       (d.kind == Decision::Kind::kRetry ||
        d.kind == Decision::Kind::kPauseDestination)) {
     NoteNotDone(flight);  // the receiver answered: not done (yet)
@@ -88,7 +92,8 @@ void AgentImpl::HandleResult(const HttpResult& result) {
       break;
   }
   if (flight.workflow != nullptr) {
-    settled_.push_back(SettleWorkflowAnswer(std::move(flight), d, result, now));
+    settled_.push_back(
+        SettleWorkflowAnswer(std::move(flight), d, result.http, now));
     return;
   }
   settled_.push_back(SettlementFor(d, std::move(flight.event), now));
@@ -99,7 +104,7 @@ absl::Status AgentImpl::FlushSettlements() {
   std::vector<Settlement> batch;
   batch.swap(settled_);
   absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason> unsent;
-  unsent.swap(unsent_reasons_);
+  unsent.swap(dead_reasons_);
   absl::StatusOr<SettleResult> result = store_->Settle(batch);
   // A full disk: the events stay as they were (a delivered one will be sent
   // again, with the same id).

@@ -62,7 +62,7 @@ absl::StatusOr<bool> AgentImpl::StartWorkflowEvent(
       BuildWorkflowRequest(action, event, config_.agent, now, tag);
   internal::CrashPoint(action.revert ? internal::kWorkflowRevertBeforeSend
                                      : internal::kWorkflowStepBeforeSend);
-  absl::Status started = transport_->Start(std::move(request));
+  absl::Status started = http_->StartRequest(std::move(request));
   if (absl::IsResourceExhausted(started)) return false;  // next round
   if (!started.ok()) {
     // Refused by the transport itself (a filled-in URL it cannot use):

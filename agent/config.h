@@ -27,12 +27,32 @@
 
 namespace outbox {
 
+// How a destination publishes to an MQTT 5 broker, validated. Field meanings
+// and defaults are those of outbox.config.Mqtt.
+struct MqttSettings {
+  std::string host;
+  int port = 1883;
+  bool use_tls = false;  // mqtts://
+  std::string client_id;
+  // A valid template (platform/mqtt_topic.h) over {device} and {type}.
+  std::string topic;
+  std::string username;
+  std::string password;  // read from password_file; never logged
+  int keepalive_seconds = 60;
+  absl::Duration session_expiry = absl::Hours(168);
+};
+
 // One receiver of events, validated. Field meanings and defaults are those of
 // outbox.config.Destination.
 struct Destination {
+  enum class Kind { kHttp, kMqtt };
+  Kind kind = Kind::kHttp;
   std::string name;
-  // http:// or https://, without credentials.
+  // kHttp: http:// or https://, without credentials. kMqtt: the broker,
+  // "mqtt://host:port" or "mqtts://host:port", for logs.
   std::string url;
+  // kMqtt only.
+  MqttSettings mqtt;
   // Every secret of the secrets file, in file order; each delivery is signed
   // with all of them. Empty when no secrets file is configured.
   std::vector<WebhookSecret> secrets;

@@ -170,32 +170,16 @@ absl::Status ParseTls(const Checker& c, const Node& node, TlsOptions* tls) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-bool IsName(absl::string_view name) {
-  return !name.empty() && name.size() <= 64 &&
-         std::all_of(name.begin(), name.end(), [](char ch) {
-           return absl::ascii_isalnum(ch) || ch == '_' || ch == '.' ||
-                  ch == '-';
-         });
-}
-
-absl::Status ParseDestination(const Checker& c, const Node& node,
-                              const RetryPolicy& global, Destination* out) {
+// The HTTP fields of `node` (an outbox.config.Destination without `mqtt`):
+// URL, secrets, timeout, headers and proxy.
+absl::Status ParseHttpDestination(const Checker& c, const Node& node,
+                                  Destination* out) {
   const auto& in = static_cast<const config::Destination&>(*node.message);
-  out->name = in.name();
-  if (out->name.empty()) return c.Error(node, "name", -1, "is required");
-  if (!IsName(out->name)) {
-    return c.Error(node, "name", -1,
-                   absl::StrCat("\"", absl::CEscape(out->name),
-                                "\" is not a name: 1..64 characters of "
-                                "[A-Za-z0-9_.-] are required"));
-  }
   out->url = in.url();
   if (out->url.empty()) {
     return c.Error(node, "url", -1,
                    "is required: the http:// or https:// URL events are "
-                   "POSTed to");
+                   "POSTed to (or `mqtt`, a broker to publish them to)");
   }
   if (absl::StrContains(out->url, '@')) {
     // Not quoted: the part before '@' may well be a password.
@@ -225,18 +209,9 @@ absl::Status ParseDestination(const Checker& c, const Node& node,
     if (!secrets.ok()) return c.Wrap(node, "secrets_file", secrets.status());
     out->secrets = *std::move(secrets);
   }
-  OUTBOX_RETURN_IF_ERROR(c.Duration(node, "connect_timeout", Bound::kPositive,
-                                    &out->connect_timeout));
   OUTBOX_RETURN_IF_ERROR(
       c.Duration(node, "timeout", Bound::kPositive, &out->timeout));
-  if (out->timeout < out->connect_timeout) {
-    return c.Error(node, "timeout", -1,
-                   absl::StrCat("must be >= connect_timeout (",
-                                absl::FormatDuration(out->connect_timeout),
-                                "): it bounds the whole request"));
-  }
   OUTBOX_RETURN_IF_ERROR(ParseHeaders(c, node, out));
-  OUTBOX_RETURN_IF_ERROR(ParseTls(c, c.Child(node, "tls", -1), &out->tls));
   out->proxy = in.proxy();
   if (!out->proxy.empty() && !UrlProblem(out->proxy, kProxySchemes).empty()) {
     // Not quoted: proxy URLs may carry credentials, and curl takes them.
@@ -245,6 +220,45 @@ absl::Status ParseDestination(const Checker& c, const Node& node,
                                 "or \"socks5h://host:1080\": it ",
                                 UrlProblem(out->proxy, kProxySchemes)));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool IsName(absl::string_view name) {
+  return !name.empty() && name.size() <= 64 &&
+         std::all_of(name.begin(), name.end(), [](char ch) {
+           return absl::ascii_isalnum(ch) || ch == '_' || ch == '.' ||
+                  ch == '-';
+         });
+}
+
+absl::Status ParseDestination(const Checker& c, const Node& node,
+                              const RetryPolicy& global, Destination* out) {
+  const auto& in = static_cast<const config::Destination&>(*node.message);
+  out->name = in.name();
+  if (out->name.empty()) return c.Error(node, "name", -1, "is required");
+  if (!IsName(out->name)) {
+    return c.Error(node, "name", -1,
+                   absl::StrCat("\"", absl::CEscape(out->name),
+                                "\" is not a name: 1..64 characters of "
+                                "[A-Za-z0-9_.-] are required"));
+  }
+  if (in.has_mqtt()) {
+    OUTBOX_RETURN_IF_ERROR(ParseMqttDestination(c, node, out));
+  } else {
+    OUTBOX_RETURN_IF_ERROR(ParseHttpDestination(c, node, out));
+  }
+  OUTBOX_RETURN_IF_ERROR(c.Duration(node, "connect_timeout", Bound::kPositive,
+                                    &out->connect_timeout));
+  if (out->kind == Destination::Kind::kHttp &&
+      out->timeout < out->connect_timeout) {
+    return c.Error(node, "timeout", -1,
+                   absl::StrCat("must be >= connect_timeout (",
+                                absl::FormatDuration(out->connect_timeout),
+                                "): it bounds the whole request"));
+  }
+  OUTBOX_RETURN_IF_ERROR(ParseTls(c, c.Child(node, "tls", -1), &out->tls));
   out->retry = global;
   return ApplyRetry(c, c.Child(node, "retry", -1), &out->retry);
 }

@@ -108,6 +108,11 @@ bool IsName(absl::string_view name);
 absl::Status ParseDestination(const Checker& checker, const Node& node,
                               const RetryPolicy& global, Destination* out);
 
+// Validates the `mqtt` part of `node` (an outbox.config.Destination with
+// `mqtt` set) into `*out` (config_mqtt.cc), rejecting HTTP-only fields.
+absl::Status ParseMqttDestination(const Checker& checker, const Node& node,
+                                  Destination* out);
+
 // Validates the `workflows` of `root` (an outbox.config.AgentConfig) into
 // `*out`. `names`: the destinations' names (config_workflow.cc).
 absl::Status ParseWorkflows(const Checker& checker, const Node& root,

@@ -128,13 +128,21 @@ absl::Status ParseTarget(const Checker& c, const Node& node,
                          const Known& before, const Known& with_self,
                          TargetSpec* out) {
   const auto& in = static_cast<const config::StepTarget&>(*node.message);
-  const bool exists = std::any_of(
+  const auto d = std::find_if(
       destinations.begin(), destinations.end(),
       [&](const Destination& d) { return d.name == in.destination(); });
-  if (!exists) {
+  if (d == destinations.end()) {
     return c.Error(node, "destination", -1,
                    absl::StrCat("no destination is named \"",
                                 absl::CEscape(in.destination()), "\""));
+  }
+  if (d->kind != Destination::Kind::kHttp) {
+    // A step's result is its HTTP answer (status, body), and a revert is a
+    // request of its own: a broker's PUBACK carries neither.
+    return c.Error(node, "destination", -1,
+                   absl::StrCat("\"", in.destination(),
+                                "\" is an MQTT destination; workflow steps "
+                                "need HTTP ones"));
   }
   out->choice.destination = in.destination();
   for (int i = 0; i < in.when_size(); ++i) {

@@ -56,7 +56,7 @@ HttpRequest BuildRequestFrom(RequestParts parts, const Destination& destination,
   return request;
 }
 
-Decision Decide(const HttpResult& result, const PendingEvent& event,
+Decision Decide(const SendResult& result, const PendingEvent& event,
                 const RetryPolicy& policy, absl::Time now,
                 absl::BitGenRef gen) {
   Decision d;
@@ -67,8 +67,8 @@ Decision Decide(const HttpResult& result, const PendingEvent& event,
     return d;
   }
   if (absl::IsFailedPrecondition(result.transport)) {
-    // TLS configuration or verification failed (HttpResult's contract). The
-    // peer is checked during the handshake, before a byte of the request is
+    // TLS configuration or verification failed (SendResult's contract). The
+    // peer is checked during the handshake, before a byte of the event is
     // written, so nothing left: not an attempt. Holding the events like an
     // unreachable receiver's means a wrong CA or an expired certificate
     // dead-letters nothing; the message says what to fix.
@@ -84,31 +84,28 @@ Decision Decide(const HttpResult& result, const PendingEvent& event,
   d.retry_age = NextRetryAge(event.retry_age, previous, now, policy);
   std::optional<absl::Duration> retry_after;
   if (result.transport.ok()) {
-    switch (Classify(result.http_status)) {
+    switch (result.outcome) {
       case DeliveryOutcome::kDelivered:
         d.kind = Decision::Kind::kDelivered;
         return d;
       case DeliveryOutcome::kDeadLetter:
         d.kind = Decision::Kind::kDeadLetter;
-        d.error = absl::StrCat("HTTP ", result.http_status,
-                               ": the receiver rejected the event");
+        d.rejected = true;
+        d.error =
+            absl::StrCat(result.answer, ": the receiver rejected the event");
         return d;
       case DeliveryOutcome::kPauseDestination:
         d.kind = Decision::Kind::kPauseDestination;
-        d.error = absl::StrCat("HTTP ", result.http_status,
+        d.error = absl::StrCat(result.answer,
                                ": destination gone; paused until resumed");
         return d;
       case DeliveryOutcome::kRetry:
-        d.error = absl::StrCat("HTTP ", result.http_status);
-        if (!result.retry_after.empty()) {
-          absl::StatusOr<absl::Duration> parsed =
-              ParseRetryAfter(result.retry_after, now);
-          if (parsed.ok()) retry_after = *parsed;
-        }
+        d.error = result.answer;
+        retry_after = result.retry_after;
         break;
     }
   } else {
-    // The request left but no usable answer came back (reset, timeout after
+    // The event left but no usable answer came back (reset, timeout after
     // sending): the receiver may have processed it, so this is a failed
     // attempt and the retry carries the same id.
     d.error = std::string(result.transport.message());

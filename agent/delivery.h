@@ -14,6 +14,7 @@
 #include "absl/random/bit_gen_ref.h"
 #include "absl/time/time.h"
 #include "agent/config.h"
+#include "agent/sender.h"
 #include "outbox/event.h"
 #include "outbox/http_transport.h"
 #include "outbox/store.h"
@@ -65,16 +66,19 @@ struct Decision {
   // The event's retry age after this attempt (NextRetryAge); for failed
   // attempts (kRetry, kDeadLetter, kPauseDestination).
   absl::Duration retry_age = absl::ZeroDuration();
+  // kDeadLetter: the receiver refused the event (a 4xx, a PUBACK's refusal)
+  // rather than its retries running out.
+  bool rejected = false;
 };
 
 // Decides from `result` what happens to `event` (whose `attempts` counts the
-// failed attempts before this one). Outcomes follow Classify() in
-// retry_policy.h; transport errors after the request left are retried;
-// GiveUp() on the event's retry age (NextRetryAge) turns a retry into a dead
-// letter. A request that never reached the receiver, and a TLS failure
-// (kFailedPrecondition: the request cannot have left), are kOffline. `now`
-// is the wall-clock time of the answer.
-Decision Decide(const HttpResult& result, const PendingEvent& event,
+// failed attempts before this one), for a destination of any kind. The
+// receiver's verdict (result.outcome) is followed; no answer after the event
+// left is retried; GiveUp() on the event's retry age (NextRetryAge) turns a
+// retry into a dead letter. An event that never reached the receiver, and a
+// TLS failure (kFailedPrecondition: nothing can have left), are kOffline.
+// `now` is the wall-clock time of the answer.
+Decision Decide(const SendResult& result, const PendingEvent& event,
                 const RetryPolicy& policy, absl::Time now, absl::BitGenRef gen);
 
 // What the store records for `decision` about `event`, decided at wall time

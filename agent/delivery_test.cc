@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "agent/config.h"
+#include "agent/http_sender.h"
 #include "agent/webhook_signature.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -81,7 +82,7 @@ class DecideTest : public ::testing::Test {
   Decision DecideNow(const HttpResult& result,
                      const PendingEvent& event = SaleEvent(),
                      const RetryPolicy& policy = RetryPolicy()) {
-    return Decide(result, event, policy, kNow, gen_);
+    return Decide(SendResultFromHttp(result, kNow), event, policy, kNow, gen_);
   }
 
   // Absl makes the mocks of exactly this type nice.

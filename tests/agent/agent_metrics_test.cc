@@ -105,6 +105,8 @@ TEST_F(AgentMetricsTest, OfflineRequestsAreNotAttemptsButTimeUnreachable) {
   ASSERT_NE(agent, nullptr);
   ASSERT_EQ(RequestsNow(agent.get()), 1u);
   NextInterval(agent.get());
+  EXPECT_EQ(
+      Sample("outbox_destination_info{destination=\"sink\",kind=\"http\"}"), 1);
   EXPECT_EQ(Sample("outbox_destination_reachable{destination=\"sink\"}"), 0);
   EXPECT_EQ(Sample("outbox_destination_paused{destination=\"sink\"}"), 0);
   EXPECT_EQ(Sample("outbox_destination_unreachable_seconds_total{destination="

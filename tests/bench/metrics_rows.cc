@@ -36,7 +36,7 @@ absl::StatusOr<MetricsFigures> MeasureMetrics(const std::string& path,
                           OpenBenchStore(path, /*sync=*/true));
   AgentMetrics metrics;
   const std::vector<AgentMetrics::DestinationState> destinations = {
-      {"backend", {}}};
+      {"backend", "http", {}}};
   MetricsFigures f;
   for (int i = 0; i < kWrites; ++i) {
     Stopwatch one;

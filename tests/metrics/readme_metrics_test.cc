@@ -48,7 +48,7 @@ std::map<std::string, std::string> EmittedMetrics() {
   std::map<std::string, std::string> out;
   AgentMetrics metrics;
   for (const MetricFamily& f : metrics.Families(
-           Stats(), 0, {AgentMetrics::DestinationState{"backend", {}}})) {
+           Stats(), 0, {AgentMetrics::DestinationState{"backend", "http", {}}})) {
     out[f.name] = kTypes[static_cast<int>(f.type)];
   }
   return out;

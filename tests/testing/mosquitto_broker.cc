@@ -49,8 +49,14 @@ absl::Status WriteConfig(const std::string& dir, const BrokerConfig& config,
   std::ofstream conf(dir + "/mosquitto.conf");
   // Root (CI) would make mosquitto drop to the "mosquitto" user, which
   // cannot read the test's private directory.
-  conf << "user root\npersistence false\nlog_dest stderr\n"
+  conf << "user root\nlog_dest stderr\n"
        << "listener " << plain_port << " 127.0.0.1\n";
+  if (config.persistence) {
+    conf << "persistence true\npersistence_location " << dir
+         << "/\nautosave_interval 1\n";
+  } else {
+    conf << "persistence false\n";
+  }
   if (!config.ca_file.empty()) {
     conf << "listener " << port << " 127.0.0.1\n"
          << "cafile " << config.ca_file << "\ncertfile " << config.cert_file
@@ -121,6 +127,16 @@ void MosquittoBroker::Kill() {
   if (process_ != nullptr && !process_->reaped()) process_->Kill();
 }
 
+absl::Status MosquittoBroker::Stop() {
+  if (process_ == nullptr || process_->reaped()) return absl::OkStatus();
+  absl::Status s = process_->Signal(SIGTERM);
+  if (!s.ok()) return s;
+  if (process_->Wait(absl::Now() + absl::Seconds(20)) == -1) {
+    return absl::InternalError("mosquitto did not exit after SIGTERM");
+  }
+  return absl::OkStatus();
+}
+
 std::string MosquittoBroker::Stderr() const {
   std::stringstream text;
   text << std::ifstream(dir_ + "/mosquitto.err").rdbuf();
@@ -129,18 +145,26 @@ std::string MosquittoBroker::Stderr() const {
 
 absl::StatusOr<std::unique_ptr<MqttRecorder>> MqttRecorder::Start(
     int port, const std::string& filter, const std::string& user,
-    const std::string& password) {
+    const std::string& password, const std::string& client_id) {
   mosquitto_lib_init();
   auto recorder = std::unique_ptr<MqttRecorder>(new MqttRecorder());
-  recorder->mosq_ = mosquitto_new(nullptr, true, recorder.get());
+  const bool persistent = !client_id.empty();
+  recorder->mosq_ = mosquitto_new(persistent ? client_id.c_str() : nullptr,
+                                  !persistent, recorder.get());
   struct mosquitto* mosq = recorder->mosq_;
   mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
   if (!user.empty())
     mosquitto_username_pw_set(mosq, user.c_str(), password.c_str());
   mosquitto_message_v5_callback_set(mosq, &OnMessage);
   mosquitto_subscribe_v5_callback_set(mosq, &OnSubscribe);
-  int rc =
-      mosquitto_connect_bind_v5(mosq, "127.0.0.1", port, 60, nullptr, nullptr);
+  mosquitto_property* connect_props = nullptr;
+  if (persistent) {
+    mosquitto_property_add_int32(&connect_props,
+                                 MQTT_PROP_SESSION_EXPIRY_INTERVAL, 86400);
+  }
+  int rc = mosquitto_connect_bind_v5(mosq, "127.0.0.1", port, 60, nullptr,
+                                     connect_props);
+  mosquitto_property_free_all(&connect_props);
   if (rc == MOSQ_ERR_SUCCESS) rc = mosquitto_loop_start(mosq);
   if (rc == MOSQ_ERR_SUCCESS) {
     rc = mosquitto_subscribe_v5(mosq, nullptr, filter.c_str(), 1, 0, nullptr);

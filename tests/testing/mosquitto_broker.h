@@ -35,6 +35,10 @@ struct BrokerConfig {
   std::string ca_file, cert_file, key_file;
   // Lines of an acl_file ("topic write fleet/#"); empty: no ACL.
   std::string acl;
+  // Keep sessions and queued messages in a file in the broker's directory,
+  // saved every second and when it stops, so they survive a restart (after
+  // Kill(), as they were at the last save).
+  bool persistence = false;
 };
 
 // REQUIRES: External synchronization.
@@ -52,7 +56,10 @@ class MosquittoBroker {
   absl::Status Pause();
   // SIGKILLs the broker (no goodbye to its clients).
   void Kill();
-  // Starts it again on the same port after Kill().
+  // SIGTERMs the broker and waits until it exited: it disconnects its
+  // clients and, with `persistence`, saves their sessions first.
+  absl::Status Stop();
+  // Starts it again on the same port after Kill() or Stop().
   absl::Status Restart();
   std::string Stderr() const;
 
@@ -80,10 +87,13 @@ struct ReceivedMessage {
 class MqttRecorder {
  public:
   // Connects to 127.0.0.1:port (as `user` if not empty), subscribes to
-  // `filter` with QoS 1 and waits for the SUBACK.
+  // `filter` with QoS 1 and waits for the SUBACK. A non-empty `client_id`
+  // makes it a persistent session (clean start off, kept a day), so that a
+  // recorder started later under the same id gets what the broker queued
+  // for it meanwhile.
   static absl::StatusOr<std::unique_ptr<MqttRecorder>> Start(
       int port, const std::string& filter, const std::string& user = "",
-      const std::string& password = "");
+      const std::string& password = "", const std::string& client_id = "");
   ~MqttRecorder();
 
   // Waits until at least `n` messages arrived (false at the deadline).
