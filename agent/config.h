@@ -42,6 +42,15 @@ struct MqttSettings {
   absl::Duration session_expiry = absl::Hours(168);
 };
 
+// How a destination batches, validated. Field meanings and defaults are those
+// of outbox.config.Batch.
+struct BatchSettings {
+  bool enabled = false;  // `batch` was given
+  size_t max_events = 100;
+  size_t max_bytes = 1 << 20;
+  absl::Duration max_wait = absl::ZeroDuration();
+};
+
 // One receiver of events, validated. Field meanings and defaults are those of
 // outbox.config.Destination.
 struct Destination {
@@ -53,6 +62,8 @@ struct Destination {
   std::string url;
   // kMqtt only.
   MqttSettings mqtt;
+  // kHttp only.
+  BatchSettings batch;
   // Every secret of the secrets file, in file order; each delivery is signed
   // with all of them. Empty when no secrets file is configured.
   std::vector<WebhookSecret> secrets;

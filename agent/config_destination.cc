@@ -223,6 +223,29 @@ absl::Status ParseHttpDestination(const Checker& c, const Node& node,
   return absl::OkStatus();
 }
 
+absl::Status ParseBatch(const Checker& c, const Node& node,
+                        BatchSettings* out) {
+  const auto& in = static_cast<const config::Batch&>(*node.message);
+  out->enabled = true;
+  if (in.has_max_events()) {
+    if (in.max_events() < 1 || in.max_events() > 10000) {
+      return c.Error(node, "max_events", -1,
+                     absl::StrCat("must be 1..10000, got ", in.max_events()));
+    }
+    out->max_events = static_cast<size_t>(in.max_events());
+  }
+  if (in.has_max_bytes()) {
+    if (in.max_bytes() < 1024 || in.max_bytes() > (64 << 20)) {
+      return c.Error(node, "max_bytes", -1,
+                     absl::StrCat("must be 1024..67108864 (1 KiB..64 MiB), "
+                                  "got ",
+                                  in.max_bytes()));
+    }
+    out->max_bytes = static_cast<size_t>(in.max_bytes());
+  }
+  return c.Duration(node, "max_wait", Bound::kNonNegative, &out->max_wait);
+}
+
 }  // namespace
 
 bool IsName(absl::string_view name) {
@@ -245,9 +268,18 @@ absl::Status ParseDestination(const Checker& c, const Node& node,
                                 "[A-Za-z0-9_.-] are required"));
   }
   if (in.has_mqtt()) {
+    if (in.has_batch()) {
+      return c.Error(node, "batch", -1,
+                     "applies to HTTP destinations only (each MQTT publish "
+                     "is one event)");
+    }
     OUTBOX_RETURN_IF_ERROR(ParseMqttDestination(c, node, out));
   } else {
     OUTBOX_RETURN_IF_ERROR(ParseHttpDestination(c, node, out));
+    if (in.has_batch()) {
+      OUTBOX_RETURN_IF_ERROR(
+          ParseBatch(c, c.Child(node, "batch", -1), &out->batch));
+    }
   }
   OUTBOX_RETURN_IF_ERROR(c.Duration(node, "connect_timeout", Bound::kPositive,
                                     &out->connect_timeout));

@@ -92,6 +92,20 @@ void QueueIndex::Remove(uint64_t seq, absl::string_view ordering_key) {
   if (queue.empty()) by_key_.erase(key_it);
 }
 
+std::vector<uint64_t> QueueIndex::Followers(absl::string_view ordering_key,
+                                            uint64_t head, size_t limit) const {
+  std::vector<uint64_t> out;
+  if (ordering_key.empty()) return out;
+  auto it = by_key_.find(ordering_key);
+  if (it == by_key_.end() || it->second.empty() || it->second.head() != head) {
+    return out;
+  }
+  const KeyQueue& q = it->second;
+  const size_t end = std::min(q.seqs.size(), q.front + 1 + limit);
+  out.assign(q.seqs.begin() + q.front + 1, q.seqs.begin() + end);
+  return out;
+}
+
 bool QueueIndex::IsReady(uint64_t seq, absl::string_view ordering_key) const {
   if (ordering_key.empty()) return true;
   auto key_it = by_key_.find(ordering_key);

@@ -70,6 +70,10 @@ class QueueIndex {
   void Reschedule(uint64_t seq, absl::string_view ordering_key, int64_t due,
                   uint32_t bytes);
 
+  // The seqs queued behind `head` under `ordering_key`, oldest first, at
+  // most `limit`; empty unless `head` is that key's first event. O(limit).
+  std::vector<uint64_t> Followers(absl::string_view ordering_key, uint64_t head,
+                                  size_t limit) const;
   // The due time of a pending event; int64 max if `seq` is not indexed.
   int64_t DueOf(uint64_t seq) const;
 

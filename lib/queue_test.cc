@@ -34,6 +34,54 @@ TEST_F(QueueTest, OnlyFirstEventOfAnOrderingKeyIsDue) {
   EXPECT_THAT(DueIds(), ElementsAre(a1, b1, free));
 }
 
+std::vector<std::string> Ids(const std::vector<PendingEvent>& events) {
+  std::vector<std::string> ids;
+  for (const PendingEvent& e : events) ids.push_back(e.id);
+  return ids;
+}
+
+TEST_F(QueueTest, KeyFollowersAreTheEventsQueuedBehindTheHeadInOrder) {
+  const std::string a1 = CommitEvent(MakeEvent("t", "a"));
+  CommitEvent(MakeEvent("t", "b"));
+  const std::string a2 = CommitEvent(MakeEvent("u", "a"));
+  CommitEvent(MakeEvent("t"));
+  const std::string a3 = CommitEvent(MakeEvent("t", "a"));
+  const PendingEvent head = DueWithId(a1);
+  auto all = store_->KeyFollowers(head, 10);
+  ASSERT_OUTBOX_OK(all);
+  EXPECT_THAT(Ids(*all), ElementsAre(a2, a3));
+  auto one = store_->KeyFollowers(head, 1);
+  ASSERT_OUTBOX_OK(one);
+  EXPECT_THAT(Ids(*one), ElementsAre(a2));
+  EXPECT_EQ((*one)[0].type, "u");  // read whole, as NextDue reads
+}
+
+TEST_F(QueueTest, KeyFollowersOfAnythingButAKeysHeadAreNone) {
+  const std::string a1 = CommitEvent(MakeEvent("t", "a"));
+  const std::string a2 = CommitEvent(MakeEvent("t", "a"));
+  const std::string free = CommitEvent(MakeEvent("t"));
+  const PendingEvent head = DueWithId(a1);
+  auto of_free = store_->KeyFollowers(DueWithId(free), 10);
+  ASSERT_OUTBOX_OK(of_free);
+  EXPECT_TRUE(of_free->empty());
+  ASSERT_OUTBOX_OK(store_->MarkDelivered(head));
+  auto of_gone = store_->KeyFollowers(head, 10);  // a2 heads the key now
+  ASSERT_OUTBOX_OK(of_gone);
+  EXPECT_TRUE(of_gone->empty());
+  auto of_new = store_->KeyFollowers(DueWithId(a2), 10);
+  ASSERT_OUTBOX_OK(of_new);
+  EXPECT_TRUE(of_new->empty());
+}
+
+TEST_F(QueueTest, KeyFollowersSurviveReopen) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(CommitEvent(MakeEvent("t", "k")));
+  Reopen();
+  auto followers = store_->KeyFollowers(DueWithId(ids[0]), 10);
+  ASSERT_OUTBOX_OK(followers);
+  EXPECT_THAT(Ids(*followers), ElementsAre(ids[1], ids[2], ids[3]));
+}
+
 TEST_F(QueueTest, OrderingPerKeyHoldsAcrossReopen) {
   std::vector<std::string> ids;
   for (int i = 0; i < 5; ++i) ids.push_back(CommitEvent(MakeEvent("t", "k")));

@@ -101,6 +101,29 @@ absl::StatusOr<DueEvents> StoreImpl::NextDue(
   return due;
 }
 
+absl::StatusOr<std::vector<PendingEvent>> StoreImpl::KeyFollowers(
+    const PendingEvent& head, size_t limit) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  std::vector<uint64_t> seqs;
+  {
+    absl::MutexLock l(&mu_);
+    OUTBOX_RETURN_IF_ERROR(DbReady());
+    seqs = index_.Followers(head.ordering_key, head.seq, limit);
+  }
+  DueEvents read;
+  ReadEntries(seqs, /*missing_is_error=*/true, &read);
+  // In key order, up to the first one that could not be read (the next
+  // NextDue reports it once it heads its key).
+  std::vector<PendingEvent> out;
+  size_t next = 0;
+  for (PendingEvent& e : read.events) {
+    if (next >= seqs.size() || e.seq != seqs[next]) break;
+    out.push_back(std::move(e));
+    ++next;
+  }
+  return out;
+}
+
 void StoreImpl::ReadEntries(const std::vector<uint64_t>& seqs,
                             bool missing_is_error, DueEvents* due) {
   if (seqs.empty()) return;
@@ -141,8 +164,8 @@ void StoreImpl::ReadEntries(const std::vector<uint64_t>& seqs,
   }
 }
 
-absl::Status StoreImpl::ScanPending(
-    absl::FunctionRef<bool(PendingEvent)> visit, size_t batch) {
+absl::Status StoreImpl::ScanPending(absl::FunctionRef<bool(PendingEvent)> visit,
+                                    size_t batch) {
   const size_t kBatch = std::max<size_t>(1, std::min<size_t>(batch, 256));
   uint64_t from = 0;
   while (true) {

@@ -77,6 +77,11 @@ absl::StatusOr<DueEvents> ObservedStore::NextDue(
   return base_->NextDue(limit, gate, skip);
 }
 
+absl::StatusOr<std::vector<PendingEvent>> ObservedStore::KeyFollowers(
+    const PendingEvent& head, size_t limit) {
+  return base_->KeyFollowers(head, limit);
+}
+
 absl::StatusOr<SettleResult> ObservedStore::Settle(
     const std::vector<Settlement>& settlements) {
   // A workflow's settlement is no acknowledgement of its event in the

@@ -38,6 +38,8 @@ class ObservedStore final : public Store {
   absl::StatusOr<DueEvents> NextDue(
       size_t limit, absl::FunctionRef<LaneGate(const Lane&)> gate,
       absl::FunctionRef<bool(uint64_t seq)> skip) override;
+  absl::StatusOr<std::vector<PendingEvent>> KeyFollowers(
+      const PendingEvent& head, size_t limit) override;
   absl::StatusOr<SettleResult> Settle(
       const std::vector<Settlement>& settlements) override;
   absl::Status Sync() override;

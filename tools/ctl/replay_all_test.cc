@@ -54,6 +54,10 @@ class FailingReplayStore final : public Store {
       absl::FunctionRef<bool(uint64_t)> skip) override {
     return base_->NextDue(limit, gate, skip);
   }
+  absl::StatusOr<std::vector<PendingEvent>> KeyFollowers(
+      const PendingEvent& head, size_t limit) override {
+    return base_->KeyFollowers(head, limit);
+  }
   absl::StatusOr<SettleResult> Settle(
       const std::vector<Settlement>& s) override {
     return base_->Settle(s);

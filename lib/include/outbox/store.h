@@ -261,6 +261,16 @@ class Store {
         [](uint64_t) { return false; });
   }
 
+  // The pending events queued behind `head` under its ordering key, oldest
+  // first, at most `limit`, read like NextDue's (entries that cannot be read
+  // end the list). They are never due by themselves while `head` is pending
+  // (only a key's first event is), so a destination that takes batches may
+  // send them after `head` in the same request: the key's order holds, and
+  // the batch is settled as one. Empty for an unkeyed event, or once `head`
+  // is no longer its key's first. Costs O(limit), whatever the backlog.
+  virtual absl::StatusOr<std::vector<PendingEvent>> KeyFollowers(
+      const PendingEvent& head, size_t limit) = 0;
+
   // Applies the outcome of several deliveries in one write: the agent
   // settles everything one round of its loop finished at once.
   // Durability: the write is NOT fsync'ed, whatever Options::sync says. It
