@@ -18,6 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/testing/request_headers.h"
 
 namespace outbox {
 namespace {
@@ -46,18 +47,8 @@ std::vector<const PendingEvent*> Pointers(const std::vector<PendingEvent>& v) {
 
 Destination Backend() {
   Destination d;
-  d.name = "backend";
   d.url = "https://api.example.com/webhooks";
   return d;
-}
-
-std::vector<std::string> Header(const HttpRequest& request,
-                                absl::string_view name) {
-  std::vector<std::string> values;
-  for (const auto& [n, v] : request.headers) {
-    if (absl::EqualsIgnoreCase(n, name)) values.push_back(v);
-  }
-  return values;
 }
 
 // The body's lines, each parsed; a line that is not JSON fails the test.
@@ -127,16 +118,17 @@ TEST(BuildBatchRequestTest, HeadersNameTheBatchAndItsEvents) {
   const std::vector<PendingEvent> events = {Sale(1), Sale(2), Sale(3)};
   const HttpRequest r = BuildBatchRequest(Pointers(events), Backend(), kNow, 1);
   const std::string id = BatchId({events[0].id, events[1].id, events[2].id});
-  EXPECT_THAT(Header(r, "Content-Type"), ElementsAre("application/x-ndjson"));
-  EXPECT_THAT(Header(r, "webhook-id"), ElementsAre(id));
-  EXPECT_THAT(Header(r, "Idempotency-Key"), ElementsAre(id));
-  EXPECT_THAT(Header(r, "webhook-timestamp"),
+  EXPECT_THAT(testing::HeaderValues(r, "Content-Type"),
+              ElementsAre("application/x-ndjson"));
+  EXPECT_THAT(testing::HeaderValues(r, "webhook-id"), ElementsAre(id));
+  EXPECT_THAT(testing::HeaderValues(r, "Idempotency-Key"), ElementsAre(id));
+  EXPECT_THAT(testing::HeaderValues(r, "webhook-timestamp"),
               ElementsAre(absl::StrCat(absl::ToUnixSeconds(kNow))));
-  EXPECT_THAT(Header(r, "outbox-event-ids"),
+  EXPECT_THAT(testing::HeaderValues(r, "outbox-event-ids"),
               ElementsAre(absl::StrCat(events[0].id, ",", events[1].id, ",",
                                        events[2].id)));
-  EXPECT_THAT(Header(r, "outbox-batch-size"), ElementsAre("3"));
-  EXPECT_THAT(Header(r, "x-event-type"), IsEmpty());
+  EXPECT_THAT(testing::HeaderValues(r, "outbox-batch-size"), ElementsAre("3"));
+  EXPECT_THAT(testing::HeaderValues(r, "x-event-type"), IsEmpty());
 }
 
 TEST(BuildBatchRequestTest, SignatureVerifiesOverTheWholeBodyPerSecret) {
@@ -145,11 +137,12 @@ TEST(BuildBatchRequestTest, SignatureVerifiesOverTheWholeBodyPerSecret) {
                WebhookSecret("second-key-0123456789abcdef")};
   const std::vector<PendingEvent> events = {Sale(1), Sale(2)};
   const HttpRequest r = BuildBatchRequest(Pointers(events), d, kNow, 1);
-  const std::vector<std::string> signature = Header(r, "webhook-signature");
+  const std::vector<std::string> signature =
+      testing::HeaderValues(r, "webhook-signature");
   ASSERT_EQ(signature.size(), 1u);
   const std::vector<std::string> entries = absl::StrSplit(signature[0], ' ');
   ASSERT_EQ(entries.size(), d.secrets.size()) << signature[0];
-  const std::string id = Header(r, "webhook-id").at(0);
+  const std::string id = testing::HeaderValues(r, "webhook-id").at(0);
   const int64_t ts = absl::ToUnixSeconds(kNow);
   for (size_t i = 0; i < entries.size(); ++i) {
     EXPECT_TRUE(VerifySignature({d.secrets[i]}, id, ts, r.body, entries[i]))
@@ -167,7 +160,8 @@ TEST(BuildBatchRequestTest, DestinationHeadersAndSettingsAreKept) {
   d.proxy = "http://proxy.local:3128";
   const std::vector<PendingEvent> events = {Sale(1)};
   const HttpRequest r = BuildBatchRequest(Pointers(events), d, kNow, 42);
-  EXPECT_THAT(Header(r, "Authorization"), ElementsAre("Bearer t"));
+  EXPECT_THAT(testing::HeaderValues(r, "Authorization"),
+              ElementsAre("Bearer t"));
   EXPECT_EQ(r.tag, 42u);
   EXPECT_EQ(r.url, d.url);
   EXPECT_EQ(r.method, "POST");

@@ -12,6 +12,7 @@
 #include "agent/batch_request.h"
 #include "agent/webhook_signature.h"
 #include "gtest/gtest.h"
+#include "tests/testing/request_headers.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
@@ -24,14 +25,6 @@ namespace {
 
 constexpr char kSecret[] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const absl::Time kNow = absl::FromUnixSeconds(1767225600);
-
-std::optional<std::string> HeaderOf(const HttpRequest& r,
-                                    absl::string_view name) {
-  for (const auto& [n, v] : r.headers) {
-    if (absl::EqualsIgnoreCase(n, name)) return v;
-  }
-  return std::nullopt;
-}
 
 class ReceiverBatchTest : public ::testing::Test {
  protected:
@@ -68,13 +61,13 @@ class ReceiverBatchTest : public ::testing::Test {
     in.method = r.method;
     in.path = in.raw_path = "/hook";
     in.body = r.body;
-    in.webhook_id = HeaderOf(r, "webhook-id");
-    in.webhook_timestamp = HeaderOf(r, "webhook-timestamp");
-    in.webhook_signature = HeaderOf(r, "webhook-signature");
-    in.idempotency_key = HeaderOf(r, "Idempotency-Key");
-    in.content_type = HeaderOf(r, "Content-Type");
-    in.event_ids = HeaderOf(r, "outbox-event-ids");
-    in.batch_size = HeaderOf(r, "outbox-batch-size");
+    in.webhook_id = testing::HeaderValue(r, "webhook-id");
+    in.webhook_timestamp = testing::HeaderValue(r, "webhook-timestamp");
+    in.webhook_signature = testing::HeaderValue(r, "webhook-signature");
+    in.idempotency_key = testing::HeaderValue(r, "Idempotency-Key");
+    in.content_type = testing::HeaderValue(r, "Content-Type");
+    in.event_ids = testing::HeaderValue(r, "outbox-event-ids");
+    in.batch_size = testing::HeaderValue(r, "outbox-batch-size");
     return in;
   }
 
