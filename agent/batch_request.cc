@@ -50,13 +50,14 @@ std::string BatchLine(const PendingEvent& event) {
   if (!event.ordering_key.empty()) line["ordering_key"] = event.ordering_key;
   line["content_type"] = event.content_type;
   line["data"] = event.payload;
-  // nlohmann checks UTF-8 while it escapes: one pass over the payload finds
-  // out whether a JSON string can carry it. (tools/json_bytes.h does the
-  // same for the tools, but the installed agent library cannot depend on
-  // tools/.)
+  // nlohmann checks UTF-8 while it escapes, so one pass over the payload
+  // both prints it and finds out whether a JSON string can carry it.
+  // (tools/json_bytes.h does the same for the tools, but the installed agent
+  // library cannot depend on tools/.)
   try {
     return line.dump() + "\n";
   } catch (const nlohmann::json::type_error&) {
+    // Not UTF-8 (type_error 316): sent as base64 below.
   }
   line.erase("data");
   line["data_base64"] = absl::Base64Escape(event.payload);
