@@ -51,7 +51,8 @@ HttpRequest BuildRequestFrom(RequestParts parts, const Destination& destination,
                                    request.body));
   }
   h.emplace_back("Idempotency-Key", parts.id);
-  h.emplace_back(kEventTypeHeader, parts.type);
+  if (!parts.type.empty()) h.emplace_back(kEventTypeHeader, parts.type);
+  for (auto& header : parts.headers) h.push_back(std::move(header));
   for (const auto& header : destination.headers) h.push_back(header);
   return request;
 }

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/random/bit_gen_ref.h"
 #include "absl/time/time.h"
@@ -35,14 +37,17 @@ HttpRequest BuildRequest(const PendingEvent& event,
                          uint64_t tag);
 
 // What BuildRequestFrom sends: a workflow step's request has its own id,
-// URL, method and body.
+// URL, method and body; a batch (batch_request.h) has no single type and
+// headers of its own.
 struct RequestParts {
-  std::string id;  // webhook-id and Idempotency-Key
-  std::string type;
+  std::string id;            // webhook-id and Idempotency-Key
+  std::string type;          // x-event-type; empty: no such header
   std::string content_type;  // empty: application/octet-stream
   std::string url;
   std::string method = "POST";
   std::string body;
+  // Sent after x-event-type, before the destination's own headers.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 // BuildRequest's headers and the destination's settings around `parts`.

@@ -24,6 +24,7 @@
 #include "agent/webhook_signature.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/request_headers.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
 
@@ -52,16 +53,6 @@ Destination PlainDestination() {
   d.name = "backend";
   d.url = "https://api.example.com/webhooks";
   return d;
-}
-
-// Every value of header `name` (case-insensitive), in order.
-std::vector<std::string> Header(const HttpRequest& request,
-                                absl::string_view name) {
-  std::vector<std::string> values;
-  for (const auto& [n, v] : request.headers) {
-    if (absl::EqualsIgnoreCase(n, name)) values.push_back(v);
-  }
-  return values;
 }
 
 // Decide() with a generator whose uniform draws are always the top of their
@@ -102,7 +93,7 @@ TEST(BuildRequestTest, ContentTypeIsTheEventsOwn) {
   PendingEvent e = SaleEvent();
   e.content_type = "text/csv; charset=utf-8";
   const HttpRequest r = BuildRequest(e, PlainDestination(), kNow, 1);
-  EXPECT_THAT(Header(r, "Content-Type"),
+  EXPECT_THAT(testing::HeaderValues(r, "Content-Type"),
               ElementsAre("text/csv; charset=utf-8"));
 }
 
@@ -110,27 +101,29 @@ TEST(BuildRequestTest, ContentTypeOfAnEventEmittedWithTheDefaultIsJson) {
   PendingEvent e = SaleEvent();
   e.content_type = Event().content_type;
   const HttpRequest r = BuildRequest(e, PlainDestination(), kNow, 1);
-  EXPECT_THAT(Header(r, "Content-Type"), ElementsAre("application/json"));
+  EXPECT_THAT(testing::HeaderValues(r, "Content-Type"),
+              ElementsAre("application/json"));
 }
 
 TEST(BuildRequestTest, EmptyContentTypeIsSentAsOctetStream) {
   PendingEvent e = SaleEvent();
   e.content_type.clear();
   const HttpRequest r = BuildRequest(e, PlainDestination(), kNow, 1);
-  EXPECT_THAT(Header(r, "Content-Type"),
+  EXPECT_THAT(testing::HeaderValues(r, "Content-Type"),
               ElementsAre("application/octet-stream"));
 }
 
 TEST(BuildRequestTest, WebhookIdIsTheEventId) {
   const HttpRequest r = BuildRequest(SaleEvent(), PlainDestination(), kNow, 1);
-  EXPECT_THAT(Header(r, "webhook-id"), ElementsAre(SaleEvent().id));
+  EXPECT_THAT(testing::HeaderValues(r, "webhook-id"),
+              ElementsAre(SaleEvent().id));
 }
 
 TEST(BuildRequestTest, WebhookTimestampIsTheTimeOfThisAttempt) {
   const absl::Time retry_time = kNow + absl::Minutes(42);
   const HttpRequest r =
       BuildRequest(SaleEvent(), PlainDestination(), retry_time, 1);
-  EXPECT_THAT(Header(r, "webhook-timestamp"),
+  EXPECT_THAT(testing::HeaderValues(r, "webhook-timestamp"),
               ElementsAre(absl::StrCat(absl::ToUnixSeconds(retry_time))));
 }
 
@@ -140,13 +133,14 @@ TEST(BuildRequestTest, SignatureHasOneVerifiableEntryPerSecret) {
                WebhookSecret("second-key-0123456789abcdef")};
   const PendingEvent e = SaleEvent();
   const HttpRequest r = BuildRequest(e, d, kNow, 1);
-  const std::vector<std::string> header = Header(r, "webhook-signature");
+  const std::vector<std::string> header =
+      testing::HeaderValues(r, "webhook-signature");
   ASSERT_EQ(header.size(), 1u);
   const std::vector<std::string> entries = absl::StrSplit(header[0], ' ');
   ASSERT_EQ(entries.size(), d.secrets.size()) << header[0];
   int64_t timestamp = 0;
-  ASSERT_TRUE(
-      absl::SimpleAtoi(Header(r, "webhook-timestamp").at(0), &timestamp));
+  ASSERT_TRUE(absl::SimpleAtoi(
+      testing::HeaderValues(r, "webhook-timestamp").at(0), &timestamp));
   for (size_t i = 0; i < entries.size(); ++i) {
     EXPECT_TRUE(absl::StartsWith(entries[i], "v1,")) << entries[i];
     EXPECT_TRUE(
@@ -159,17 +153,19 @@ TEST(BuildRequestTest, SignatureHasOneVerifiableEntryPerSecret) {
 
 TEST(BuildRequestTest, NoSignatureHeaderWithoutSecrets) {
   const HttpRequest r = BuildRequest(SaleEvent(), PlainDestination(), kNow, 1);
-  EXPECT_TRUE(Header(r, "webhook-signature").empty());
+  EXPECT_TRUE(testing::HeaderValues(r, "webhook-signature").empty());
 }
 
 TEST(BuildRequestTest, IdempotencyKeyIsTheEventId) {
   const HttpRequest r = BuildRequest(SaleEvent(), PlainDestination(), kNow, 1);
-  EXPECT_THAT(Header(r, "Idempotency-Key"), ElementsAre(SaleEvent().id));
+  EXPECT_THAT(testing::HeaderValues(r, "Idempotency-Key"),
+              ElementsAre(SaleEvent().id));
 }
 
 TEST(BuildRequestTest, EventTypeHeaderIsTheEventType) {
   const HttpRequest r = BuildRequest(SaleEvent(), PlainDestination(), kNow, 1);
-  EXPECT_THAT(Header(r, "x-event-type"), ElementsAre("sale.created"));
+  EXPECT_THAT(testing::HeaderValues(r, "x-event-type"),
+              ElementsAre("sale.created"));
 }
 
 TEST(BuildRequestTest, ConfiguredHeadersInlineAndFromFilesAreSent) {
@@ -189,8 +185,8 @@ TEST(BuildRequestTest, ConfiguredHeadersInlineAndFromFilesAreSent) {
   ASSERT_OUTBOX_OK(config);
   const HttpRequest r =
       BuildRequest(SaleEvent(), config->destinations[0], kNow, 1);
-  EXPECT_THAT(Header(r, "X-Device"), ElementsAre("till-07"));
-  EXPECT_THAT(Header(r, "Authorization"),
+  EXPECT_THAT(testing::HeaderValues(r, "X-Device"), ElementsAre("till-07"));
+  EXPECT_THAT(testing::HeaderValues(r, "Authorization"),
               ElementsAre("Bearer token-from-file"));
 }
 

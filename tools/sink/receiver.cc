@@ -8,11 +8,33 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "tools/sink/batch_body.h"
 
 namespace outbox::sink {
 namespace {
 
 bool Is2xx(int status) { return status >= 200 && status <= 299; }
+
+// The fields every log line of `request` shares.
+LogRecord RecordOf(const IncomingRequest& request, absl::Time now) {
+  LogRecord record;
+  record.received = now;
+  record.method = request.method;
+  record.path = request.path;
+  record.idempotency_key = request.idempotency_key;
+  record.content_type = request.content_type;
+  return record;
+}
+
+// The type that --status-for-type sees for a batch: the first event's
+// with an entry, so that a test can fail a whole batch by one event's type.
+std::optional<std::string> TypeForFixedStatus(
+    const std::vector<BatchEvent>& events, const FaultOptions& faults) {
+  for (const BatchEvent& event : events) {
+    if (faults.status_for_type.count(event.type) != 0) return event.type;
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -100,7 +122,9 @@ RouteAnswer Receiver::AnswerOnce(const IncomingRequest& request,
   return answer;
 }
 
-Reply Receiver::Decide(const IncomingRequest& request, LogRecord* record) {
+Reply Receiver::Decide(const IncomingRequest& request,
+                       const std::optional<std::string>& type,
+                       LogRecord* record) {
   std::optional<RouteMatch> match;
   if (routes_ != nullptr) {
     match = routes_->Match(request.method, request.raw_path);
@@ -108,8 +132,7 @@ Reply Receiver::Decide(const IncomingRequest& request, LogRecord* record) {
     if (match.has_value()) record->route = match->route->name;
   }
   Reply reply;
-  if (std::optional<int> fixed =
-          FixedStatus(request.path, request.event_type, faults_)) {
+  if (std::optional<int> fixed = FixedStatus(request.path, type, faults_)) {
     reply.status = *fixed;
   } else if (!record->signature_valid) {
     reply.status = 401;
@@ -138,42 +161,73 @@ Reply Receiver::Decide(const IncomingRequest& request, LogRecord* record) {
 }
 
 Reply Receiver::Handle(const IncomingRequest& request, absl::Time now) {
-  LogRecord record;
+  if (IsBatch(request.content_type, request.event_ids)) {
+    return HandleBatch(request, now);
+  }
+  std::vector<LogRecord> records = {RecordOf(request, now)};
+  LogRecord& record = records[0];
   record.id = request.webhook_id;
-  record.received = now;
-  record.method = request.method;
-  record.path = request.path;
-  record.idempotency_key = request.idempotency_key;
-  record.content_type = request.content_type;
+  record.type = request.event_type;
   record.body = request.body;
   Verify(request, now, &record);
+  const Reply reply = Decide(request, request.event_type, &record);
+  Record(reply, &records);
+  return reply;
+}
 
-  const Reply reply = Decide(request, &record);
-  record.dropped = reply.drop;
-  record.status = reply.status;
-  if (!reply.drop) record.response = reply.body;
+Reply Receiver::HandleBatch(const IncomingRequest& request, absl::Time now) {
+  absl::StatusOr<std::vector<BatchEvent>> events =
+      ParseBatch(request.body, *request.event_ids, request.batch_size);
+  if (!events.ok()) {
+    // Nothing is logged: no event of a malformed batch was received, and a
+    // line per request would count as a delivery of none of them.
+    Reply reply;
+    reply.status = 400;
+    reply.body = absl::StrCat(events.status().message(), "\n");
+    return reply;
+  }
+  LogRecord common = RecordOf(request, now);
+  common.batch_id = request.webhook_id;
+  common.batch_size = static_cast<int64_t>(events->size());
+  Verify(request, now, &common);
+  const Reply reply =
+      Decide(request, TypeForFixedStatus(*events, faults_), &common);
+  std::vector<LogRecord> records;
+  records.reserve(events->size());
+  for (BatchEvent& event : *events) {
+    LogRecord record = common;
+    record.id = std::move(event.id);
+    record.type = std::move(event.type);
+    record.content_type = std::move(event.content_type);
+    record.body = std::move(event.data);
+    records.push_back(std::move(record));
+  }
+  Record(reply, &records);
+  return reply;
+}
 
-  absl::Status logged;
-  {
-    // Check, insert and log under one lock: of two concurrent 2xx answers
-    // for the same id exactly one is the first, and it is also first in the
-    // log, so "seq" order agrees with the "duplicate" flags.
-    absl::MutexLock lock(&mu_);
-    if (request.webhook_id.has_value()) {
-      record.duplicate = answered_ids_.contains(*request.webhook_id);
+void Receiver::Record(const Reply& reply, std::vector<LogRecord>* records) {
+  // Check, insert and log under one lock: of two concurrent 2xx answers
+  // for the same id exactly one is the first, and it is also first in the
+  // log, so "seq" order agrees with the "duplicate" flags; a batch's lines
+  // are consecutive.
+  absl::MutexLock lock(&mu_);
+  for (LogRecord& record : *records) {
+    record.dropped = reply.drop;
+    record.status = reply.status;
+    if (!reply.drop) record.response = reply.body;
+    if (record.id.has_value()) {
+      record.duplicate = answered_ids_.contains(*record.id);
       // A drop simulates a receiver that acted on the request and lost its
       // answer on the way back: the id counts as processed, so the sender's
       // resend is the duplicate the receiver must recognise.
-      if (Is2xx(reply.status) || reply.drop) {
-        answered_ids_.insert(*request.webhook_id);
-      }
+      if (Is2xx(reply.status) || reply.drop) answered_ids_.insert(*record.id);
     }
-    logged = log_->Append(record);
+    const absl::Status logged = log_->Append(record);
+    if (!logged.ok()) {
+      std::fprintf(stderr, "outbox-sink: %s\n", logged.ToString().c_str());
+    }
   }
-  if (!logged.ok()) {
-    std::fprintf(stderr, "outbox-sink: %s\n", logged.ToString().c_str());
-  }
-  return reply;
 }
 
 }  // namespace outbox::sink

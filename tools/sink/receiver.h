@@ -38,6 +38,8 @@ struct IncomingRequest {
   std::optional<std::string> idempotency_key;
   std::optional<std::string> content_type;
   std::optional<std::string> event_type;  // The --type-header value.
+  std::optional<std::string> event_ids;   // outbox-event-ids (batches)
+  std::optional<std::string> batch_size;  // outbox-batch-size (batches)
 };
 
 struct Reply {
@@ -56,13 +58,20 @@ struct Reply {
 //      without: 200. A request (webhook-id, method, path) a route answered
 //      2xx before gets that first answer again, not a new render (see
 //      AnswerMemory); a non-2xx answer is not remembered.
-// "duplicate" means the webhook-id was processed earlier in this process
-// (answered 2xx, or dropped after reading: a drop simulates an answer lost
-// on the way back):
-// the set, like the remembered answers, lives in memory only, so a
-// restarted sink forgets it (a receiver must dedupe durably; this one only
-// reports what it saw).
-// Thread-safe: HTTP worker threads call Handle concurrently.
+// A batch (agent/batch_request.h: Content-Type application/x-ndjson with
+// an outbox-event-ids header) is checked first: a body that does not parse,
+// or whose ids are not the header's, is answered 400 and logged not at all.
+// A well-formed batch is decided once, as one request (its signature over
+// the whole body, one fault draw, a --status-for-type entry matching the
+// first event whose type has one), and logged as one line per event, in
+// order, each as if the event had come alone (its id, type, content type
+// and payload as body) plus batch_id and batch_size.
+// "duplicate" means the webhook-id (a batch's event id) was processed earlier
+// in this process (answered 2xx, or dropped after reading: a drop simulates an
+// answer lost on the way back): the set, like the remembered answers, lives in
+// memory only, so a restarted sink forgets it (a receiver must dedupe durably;
+// this one only reports what it saw). Thread-safe: HTTP worker threads call
+// Handle concurrently.
 class Receiver {
  public:
   // REQUIRES: `log` and `routes` (nullptr: no --routes) outlive the
@@ -77,11 +86,20 @@ class Receiver {
       ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  // Handle() for a batch.
+  Reply HandleBatch(const IncomingRequest& request, absl::Time now)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Fills record->signature_valid / signature_error / webhook_timestamp.
   void Verify(const IncomingRequest& request, absl::Time now,
               LogRecord* record) const;
-  // The reply by the order above; fills record->route and route_error.
-  Reply Decide(const IncomingRequest& request, LogRecord* record)
+  // The reply by the order above, `type` standing for the type header;
+  // fills record->route and route_error.
+  Reply Decide(const IncomingRequest& request,
+               const std::optional<std::string>& type, LogRecord* record)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Completes `records` (one request's) with `reply`, flags duplicates and
+  // appends them to the log, together.
+  void Record(const Reply& reply, std::vector<LogRecord>* records)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Step 4 above.
   Reply Answer(const IncomingRequest& request,

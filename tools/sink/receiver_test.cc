@@ -80,6 +80,14 @@ TEST_F(ReceiverTest, ValidSignatureIsAnswered200AndLoggedValid) {
   EXPECT_EQ(JsonField(lines[0], "body"), R"("{\"a\":1}")");
 }
 
+TEST_F(ReceiverTest, TypeHeaderIsLoggedAsType) {
+  Build();
+  IncomingRequest request = Signed("msg_1", "{}");
+  request.event_type = "sale.created";
+  receiver_->Handle(request, kNow);
+  EXPECT_EQ(JsonString(Lines().at(0), "type"), "sale.created");
+}
+
 TEST_F(ReceiverTest, WrongSecretIsAnswered401AndLoggedInvalid) {
   Build();
   Reply reply = receiver_->Handle(Signed("msg_1", "{}", kWrongSecret), kNow);
@@ -232,6 +240,7 @@ TEST(RequestLogFormatTest, LinesAreStableByteForByte) {
             R"("idempotency_key":"k\u0001","content_type":"application/json",)"
             R"("route":"POST /p","route_error":null,)"
             R"("response":"{\"id\":\"R\\\"1\"}",)"
+            R"("type":null,"batch_id":null,"batch_size":null,)"
             "\"body\":\"line1\\nq\\\"\\\\\\u0001 caf\xC3\xA9\"}");
   r.id.reset();
   r.webhook_timestamp.reset();
@@ -242,6 +251,9 @@ TEST(RequestLogFormatTest, LinesAreStableByteForByte) {
   r.route_error = "{request:/a}: the request body has no value there";
   r.response.reset();
   r.body = std::string("\xff\xfe", 2);
+  r.type = "sale.created";
+  r.batch_id = "batch_1";
+  r.batch_size = 3;
   EXPECT_EQ(
       FormatLogLine(10, r),
       R"({"seq":10,"id":null,"webhook_timestamp":null,)"
@@ -252,7 +264,8 @@ TEST(RequestLogFormatTest, LinesAreStableByteForByte) {
       R"("idempotency_key":"k\u0001","content_type":"application/json",)"
       R"("route":"POST /p",)"
       R"("route_error":"{request:/a}: the request body has no value there",)"
-      R"("response":null,"body_base64":"//4="})");
+      R"("response":null,"type":"sale.created","batch_id":"batch_1",)"
+      R"("batch_size":3,"body_base64":"//4="})");
 }
 
 TEST(RequestLogFormatTest, BodyCannotForgeAKey) {

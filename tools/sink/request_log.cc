@@ -44,7 +44,11 @@ std::string FormatLogLine(int64_t seq, const LogRecord& r) {
       {"route", OptionalString(r.route)},
       {"route_error", OptionalString(r.route_error)},
       {"response", OptionalString(r.response)},
+      {"type", OptionalString(r.type)},
+      {"batch_id", OptionalString(r.batch_id)},
+      {"batch_size", nullptr},
   };
+  if (r.batch_size.has_value()) line["batch_size"] = *r.batch_size;
   if (r.webhook_timestamp.has_value()) {
     line["webhook_timestamp"] = *r.webhook_timestamp;
   }

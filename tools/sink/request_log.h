@@ -35,7 +35,12 @@ struct LogRecord {
   std::optional<std::string> route;        // The --routes entry matched.
   std::optional<std::string> route_error;  // Why its template failed.
   std::optional<std::string> response;     // The body sent; none if dropped.
-  std::string body;
+  // The event type: the --type-header value, or a batch line's "type".
+  std::optional<std::string> type;
+  // For an event that came in a batch: the batch's webhook-id and size.
+  std::optional<std::string> batch_id;
+  std::optional<int64_t> batch_size;
+  std::string body;  // A batched event's payload.
 };
 
 // The JSON line for `record` with sequence number `seq`, without the

@@ -233,7 +233,8 @@ Faults (one random draw per request; the three rates must add up to <= 1):
   --fail-rate R            Answer --fail-status (default 503).
   --throttle-rate R        Answer 429 with "Retry-After: --retry-after".
   --retry-after V          Retry-After value, sent verbatim. Default: 1.
-  --delay-ms N             Wait N ms before answering or dropping any request.
+  --delay-ms N             Wait N ms before answering or dropping any request
+                           (a batch waits once): e.g. 100 to play a slow link.
   --seed N                 Seed for the draws (default: random, printed).
 Fixed answers, checked before everything else:
   POST /status/NNN         Answers NNN (200..599); 429 carries Retry-After.
@@ -274,6 +275,19 @@ processed, since a drop stands for an answer lost on the way back). POST is
 always routed, other methods only if a route uses them; the rest get
 httplib's 404 (not logged). Every routed request must be signed, reverts too.
 
+Batches (the agent's batched HTTP): a POST with "Content-Type:
+application/x-ndjson" and an "outbox-event-ids: id1,id2,..." header carries
+one JSON line per event: {"id", "type", "ordering_key" (optional),
+"content_type", "data" (the payload as text) or "data_base64"}. The ids of
+the lines must be the header's, in order (and "outbox-batch-size", if sent,
+their number), else the batch is answered 400 and nothing is logged. The
+signature covers the whole body under the batch's webhook-id. The batch is
+answered once: one fault draw, one --delay-ms; --status-for-type applies
+when any event's type is listed (the first such decides). It is logged as
+one line per event, in order, as if each had come alone (id, type,
+content_type and body are the event's, "duplicate" is per event id), with
+batch_id (the batch's webhook-id) and batch_size.
+
 Resends, with --routes: as an idempotent service does, a request with the
 webhook-id, method and path of one a route answered 2xx gets that first
 answer again, byte for byte (status, body, content type; {counter} does not
@@ -287,7 +301,9 @@ Log line fields: seq, id, webhook_timestamp, ts_ms (receive time), method,
 path, signature_valid, signature_error, duplicate, action ("answer" or
 "drop"), status (0 when dropped), idempotency_key, content_type, route (the
 --routes entry matched, or null), route_error, response (the body sent, or
-null when dropped), and body (or body_base64 when the body is not UTF-8).
+null when dropped), type (the --type-header value, or a batched event's
+type), batch_id and batch_size (null unless the event came in a batch), and
+body (or body_base64 when the body is not UTF-8).
 
 Exit status: 0 after SIGTERM/SIGINT, 2 for bad flags or an unusable secret
 or routes file, 1 when the log, certificates or port cannot be used.

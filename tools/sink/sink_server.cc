@@ -40,6 +40,8 @@ IncomingRequest FromHttp(const httplib::Request& req,
   in.idempotency_key = HeaderOf(req, "Idempotency-Key");
   in.content_type = HeaderOf(req, "Content-Type");
   in.event_type = HeaderOf(req, type_header);
+  in.event_ids = HeaderOf(req, "outbox-event-ids");
+  in.batch_size = HeaderOf(req, "outbox-batch-size");
   return in;
 }
 
