@@ -5,8 +5,13 @@
 
 #include "platform/kafka_producer.h"
 
+#include <fcntl.h>
 #include <librdkafka/rdkafka.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -16,8 +21,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "platform/poller.h"
+#include "platform/scoped_fd.h"
 #include "tests/testing/kafka_cluster.h"
 #include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
 
 namespace outbox {
 namespace {
@@ -263,6 +270,32 @@ TEST_F(KafkaProducerTest, AbandonAllReportsEveryMessageCancelled) {
     EXPECT_EQ(r.status.code(), absl::StatusCode::kCancelled) << r.status;
   }
   EXPECT_EQ(producer_->InFlight(), 0u);
+  cluster_->SetBrokersUp();
+}
+
+TEST_F(KafkaProducerTest, LibrdkafkaWritesNothingToStderr) {
+  // librdkafka's default logger prints each failed connection to stderr
+  // ("%3|...|FAIL|..."); stderr goes to a file while brokers fail.
+  testing::TempDir dir;
+  std::fflush(stderr);
+  ScopedFd saved(dup(STDERR_FILENO));
+  ScopedFd file(open(dir.Sub("stderr").c_str(),
+                     O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  ASSERT_TRUE(saved.valid() && file.valid());
+  ASSERT_EQ(dup2(file.get(), STDERR_FILENO), STDERR_FILENO);
+  StartProducer();
+  cluster_->SetBrokersDown();
+  if (producer_ != nullptr) {
+    EXPECT_OUTBOX_OK(producer_->Produce(Event(1)));
+    EXPECT_TRUE(Drive([&] { return !producer_->connection_status().ok(); }));
+  }
+  producer_.reset();
+  std::fflush(stderr);
+  dup2(saved.get(), STDERR_FILENO);
+  std::ifstream in(dir.Sub("stderr"));
+  const std::string written((std::istreambuf_iterator<char>(in)),
+                            std::istreambuf_iterator<char>());
+  EXPECT_EQ(written, "");
   cluster_->SetBrokersUp();
 }
 
