@@ -2,7 +2,6 @@
 
 #include "platform/kafka_client_setup.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -60,10 +59,9 @@ std::vector<Setting> Settings(const KafkaOptions& options) {
       {"enable.idempotence", "true"},
       {"acks", "all"},
       {"message.timeout.ms", absl::StrCat(timeout_ms)},
-      // Never below what Produce() admits: our max_in_flight refuses first,
-      // with a clearer message.
-      {"queue.buffering.max.messages",
-       absl::StrCat(std::max<size_t>(options.max_in_flight, 1))},
+      // A message counts until its report has been served, so this is
+      // KafkaOptions::max_in_flight exactly (__QUEUE_FULL beyond it).
+      {"queue.buffering.max.messages", absl::StrCat(options.max_in_flight)},
       {"security.protocol", ProtocolName(options.security)},
   };
   if (options.TEST_socket_timeout > absl::ZeroDuration()) {

@@ -30,8 +30,7 @@ constexpr int kHeaders = 3;
 
 class RdKafkaProducer final : public KafkaProducer {
  public:
-  explicit RdKafkaProducer(size_t max_in_flight)
-      : max_in_flight_(max_in_flight) {}
+  RdKafkaProducer() = default;
   ~RdKafkaProducer() override;
 
   absl::Status Init(const KafkaOptions& options);
@@ -49,7 +48,6 @@ class RdKafkaProducer final : public KafkaProducer {
                       void* opaque);
   void TakeFinished(std::vector<KafkaResult>* done);
 
-  const size_t max_in_flight_;
   std::unique_ptr<Wakeup> wakeup_;
   rd_kafka_t* rk_ = nullptr;
   // Each message's opaque is its number here, not its tag: a uint64_t tag
@@ -160,10 +158,6 @@ void RdKafkaProducer::Process(std::vector<KafkaResult>* done) {
 }
 
 absl::Status RdKafkaProducer::Produce(const KafkaMessage& message) {
-  if (in_flight_.size() >= max_in_flight_) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "Kafka produce: ", in_flight_.size(), " messages await delivery"));
-  }
   if (message.topic.empty()) {
     return absl::InvalidArgumentError("Kafka produce: no topic");
   }
@@ -231,7 +225,7 @@ void RdKafkaProducer::AbandonAll(std::vector<KafkaResult>* done) {
 absl::StatusOr<std::unique_ptr<KafkaProducer>> KafkaProducer::Create(
     KafkaOptions options) {
   OUTBOX_RETURN_IF_ERROR(CheckKafkaOptions(options));
-  auto producer = std::make_unique<RdKafkaProducer>(options.max_in_flight);
+  auto producer = std::make_unique<RdKafkaProducer>();
   OUTBOX_RETURN_IF_ERROR(producer->Init(options));
   return std::unique_ptr<KafkaProducer>(std::move(producer));
 }

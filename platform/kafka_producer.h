@@ -133,10 +133,10 @@ class KafkaProducer {
 
   // Queues `message` (copied) and returns; after OK exactly one
   // KafkaResult with its tag follows from Process(). Errors (no result
-  // follows): kResourceExhausted (max_in_flight reached, librdkafka's queue
-  // full), kInvalidArgument (no topic, a message larger than the brokers
-  // take), kFailedPrecondition (the producer hit a fatal error: create a
-  // new one).
+  // follows): kResourceExhausted (max_in_flight messages await their
+  // reports: librdkafka's queue is full), kInvalidArgument (no topic, a message
+  // larger than the brokers take), kFailedPrecondition (the producer hit a
+  // fatal error: create a new one).
   virtual absl::Status Produce(const KafkaMessage& message) = 0;
 
   // Messages awaiting their delivery report.

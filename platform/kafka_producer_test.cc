@@ -13,7 +13,6 @@
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -66,11 +65,12 @@ class KafkaProducerTest : public ::testing::Test {
     cluster_.reset();
   }
 
-  void StartProducer() {
+  bool StartProducer() {
     absl::StatusOr<std::unique_ptr<KafkaProducer>> p =
         KafkaProducer::Create(options_);
-    ASSERT_TRUE(p.ok()) << p.status();
-    producer_ = std::move(*p);
+    EXPECT_TRUE(p.ok()) << p.status();
+    if (p.ok()) producer_ = std::move(*p);
+    return p.ok();
   }
   bool Drive(const std::function<bool()>& done) {
     return DriveUntil(producer_.get(), &results_, done);
@@ -93,7 +93,7 @@ class KafkaProducerTest : public ::testing::Test {
 };
 
 TEST_F(KafkaProducerTest, DeliveredMessageArrivesWithKeyAndHeaders) {
-  StartProducer();
+  ASSERT_TRUE(StartProducer());
   ASSERT_OUTBOX_OK(producer_->Produce(Event(7)));
   ASSERT_TRUE(DriveUntilResults(1));
   EXPECT_EQ(results_[0].tag, 7u);
@@ -111,7 +111,7 @@ TEST_F(KafkaProducerTest, DeliveredMessageArrivesWithKeyAndHeaders) {
 }
 
 TEST_F(KafkaProducerTest, EmptyKeyIsANullKeyAndEmptyHeadersAreOmitted) {
-  StartProducer();
+  ASSERT_TRUE(StartProducer());
   KafkaMessage m = Event(8, /*key=*/"");
   m.event_type.clear();
   m.content_type.clear();
@@ -125,33 +125,43 @@ TEST_F(KafkaProducerTest, EmptyKeyIsANullKeyAndEmptyHeadersAreOmitted) {
 }
 
 TEST_F(KafkaProducerTest, MessagesWithOneKeyKeepTheirOrderInOnePartition) {
-  StartProducer();
-  constexpr int kCount = 40;
-  for (int i = 0; i < kCount; ++i) {
-    ASSERT_OUTBOX_OK(producer_->Produce(Event(i, "till-1")));
-    ASSERT_OUTBOX_OK(producer_->Produce(Event(1000 + i, "till-2")));
+  ASSERT_TRUE(StartProducer());
+  constexpr int kKeys = 8;
+  constexpr int kPerKey = 10;
+  for (int i = 0; i < kPerKey; ++i) {
+    for (int k = 0; k < kKeys; ++k) {
+      ASSERT_OUTBOX_OK(
+          producer_->Produce(Event(100 * k + i, absl::StrCat("till-", k))));
+    }
   }
-  ASSERT_TRUE(DriveUntilResults(2 * kCount));
+  ASSERT_TRUE(DriveUntilResults(kKeys * kPerKey));
   for (const KafkaResult& r : results_) EXPECT_OUTBOX_OK(r.status);
   const std::vector<ConsumedMessage> log = Log();
-  ASSERT_EQ(log.size(), 2u * kCount);
+  ASSERT_EQ(log.size(), size_t{kKeys * kPerKey});
   std::map<std::string, std::vector<std::string>> payloads_by_key;
-  std::map<std::string, std::set<int32_t>> partitions_by_key;
   for (const ConsumedMessage& m : log) {  // in offset order per partition
+    // The partition the key hashes to (librdkafka's default partitioner),
+    // not one that merely happened to take a burst of messages.
+    // (For a key, consistent_random is consistent: a CRC32 of the key.)
+    ASSERT_TRUE(m.has_key);
+    EXPECT_EQ(m.partition, rd_kafka_msg_partitioner_consistent(
+                               nullptr, m.key.data(), m.key.size(), partitions_,
+                               nullptr, nullptr))
+        << m.key;
     payloads_by_key[m.key].push_back(m.payload);
-    partitions_by_key[m.key].insert(m.partition);
   }
-  EXPECT_EQ(partitions_by_key["till-1"].size(), 1u);
-  EXPECT_EQ(partitions_by_key["till-2"].size(), 1u);
-  for (int i = 0; i < kCount; ++i) {
-    EXPECT_EQ(payloads_by_key["till-1"][i], absl::StrCat("{\"n\":", i, "}"));
-    EXPECT_EQ(payloads_by_key["till-2"][i],
-              absl::StrCat("{\"n\":", 1000 + i, "}"));
+  for (int k = 0; k < kKeys; ++k) {
+    const std::vector<std::string>& got =
+        payloads_by_key[absl::StrCat("till-", k)];
+    ASSERT_EQ(got.size(), size_t{kPerKey});
+    for (int i = 0; i < kPerKey; ++i) {
+      EXPECT_EQ(got[i], absl::StrCat("{\"n\":", 100 * k + i, "}"));
+    }
   }
 }
 
 TEST_F(KafkaProducerTest, FdTurnsReadableWhenADeliveryReportWaits) {
-  StartProducer();
+  ASSERT_TRUE(StartProducer());
   std::vector<KafkaResult> ignored;
   producer_->Process(&ignored);  // whatever came before the message
   ASSERT_OUTBOX_OK(producer_->Produce(Event(9)));
@@ -172,7 +182,7 @@ TEST_F(KafkaProducerTest, FdTurnsReadableWhenADeliveryReportWaits) {
 }
 
 TEST_F(KafkaProducerTest, BrokerDownHoldsMessagesUntilItIsBack) {
-  StartProducer();
+  ASSERT_TRUE(StartProducer());
   ASSERT_OUTBOX_OK(producer_->Produce(Event(1)));
   ASSERT_TRUE(DriveUntilResults(1));  // connected and delivering
   cluster_->SetBrokersDown();
@@ -193,7 +203,7 @@ TEST_F(KafkaProducerTest, BrokerDownHoldsMessagesUntilItIsBack) {
 
 TEST_F(KafkaProducerTest, BrokerDownPastTheMessageTimeoutIsUnavailable) {
   options_.message_timeout = absl::Seconds(2);
-  StartProducer();
+  ASSERT_TRUE(StartProducer());
   ASSERT_OUTBOX_OK(producer_->Produce(Event(1)));
   ASSERT_TRUE(DriveUntilResults(1));
   cluster_->SetBrokersDown();
@@ -208,7 +218,7 @@ TEST_F(KafkaProducerTest, BrokerDownPastTheMessageTimeoutIsUnavailable) {
 }
 
 TEST_F(KafkaProducerTest, RetriableErrorIsRetriedAndWrittenOnce) {
-  StartProducer();
+  ASSERT_TRUE(StartProducer());
   ASSERT_OUTBOX_OK(producer_->Produce(Event(1)));
   ASSERT_TRUE(DriveUntilResults(1));
   cluster_->FailNextProduces({RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS,
@@ -224,7 +234,7 @@ TEST_F(KafkaProducerTest, RetriableErrorIsRetriedAndWrittenOnce) {
 
 TEST_F(KafkaProducerTest, UnansweredRequestIsSentAgain) {
   options_.TEST_socket_timeout = absl::Milliseconds(500);
-  StartProducer();
+  ASSERT_TRUE(StartProducer());
   ASSERT_OUTBOX_OK(producer_->Produce(Event(1)));
   ASSERT_TRUE(DriveUntilResults(1));
   // The broker writes the second message but answers too late: librdkafka
@@ -242,7 +252,7 @@ TEST_F(KafkaProducerTest, UnansweredRequestIsSentAgain) {
 }
 
 TEST_F(KafkaProducerTest, PermanentErrorsComeBackAsTheTableSays) {
-  StartProducer();
+  ASSERT_TRUE(StartProducer());
   cluster_->FailNextProduces({RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE});
   ASSERT_OUTBOX_OK(producer_->Produce(Event(1)));
   ASSERT_TRUE(DriveUntilResults(1));
@@ -258,7 +268,7 @@ TEST_F(KafkaProducerTest, PermanentErrorsComeBackAsTheTableSays) {
 }
 
 TEST_F(KafkaProducerTest, AbandonAllReportsEveryMessageCancelled) {
-  StartProducer();
+  ASSERT_TRUE(StartProducer());
   cluster_->SetBrokersDown();
   for (uint64_t tag = 1; tag <= 3; ++tag) {
     ASSERT_OUTBOX_OK(producer_->Produce(Event(tag)));
@@ -270,7 +280,15 @@ TEST_F(KafkaProducerTest, AbandonAllReportsEveryMessageCancelled) {
     EXPECT_EQ(r.status.code(), absl::StatusCode::kCancelled) << r.status;
   }
   EXPECT_EQ(producer_->InFlight(), 0u);
+  // Purged, not just forgotten: once a broker is back, only what was
+  // produced after AbandonAll() reaches the log.
   cluster_->SetBrokersUp();
+  ASSERT_OUTBOX_OK(producer_->Produce(Event(4)));
+  ASSERT_TRUE(DriveUntilResults(4));
+  EXPECT_OUTBOX_OK(results_[3].status);
+  const std::vector<ConsumedMessage> log = Log();
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0].payload, "{\"n\":4}");
 }
 
 TEST_F(KafkaProducerTest, LibrdkafkaWritesNothingToStderr) {
@@ -283,9 +301,8 @@ TEST_F(KafkaProducerTest, LibrdkafkaWritesNothingToStderr) {
                      O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
   ASSERT_TRUE(saved.valid() && file.valid());
   ASSERT_EQ(dup2(file.get(), STDERR_FILENO), STDERR_FILENO);
-  StartProducer();
   cluster_->SetBrokersDown();
-  if (producer_ != nullptr) {
+  if (StartProducer()) {
     EXPECT_OUTBOX_OK(producer_->Produce(Event(1)));
     EXPECT_TRUE(Drive([&] { return !producer_->connection_status().ok(); }));
   }
@@ -301,7 +318,7 @@ TEST_F(KafkaProducerTest, LibrdkafkaWritesNothingToStderr) {
 
 TEST_F(KafkaProducerTest, MaxInFlightRefusesMore) {
   options_.max_in_flight = 2;
-  StartProducer();
+  ASSERT_TRUE(StartProducer());
   cluster_->SetBrokersDown();
   ASSERT_OUTBOX_OK(producer_->Produce(Event(1)));
   ASSERT_OUTBOX_OK(producer_->Produce(Event(2)));
