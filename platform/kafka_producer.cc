@@ -123,11 +123,17 @@ void RdKafkaProducer::OnError(rd_kafka_t* rk, int err, const char* reason,
       return;
     }
     case RD_KAFKA_RESP_ERR__TRANSPORT:
-    case RD_KAFKA_RESP_ERR__RESOLVE:
+    case RD_KAFKA_RESP_ERR__RESOLVE: {
+      absl::Status why = KafkaClusterStatus(err, reason);
+      if (absl::IsFailedPrecondition(why)) {  // a TLS failure after all
+        self->status_ = std::move(why);
+        return;
+      }
       // Why a broker went down, for the __ALL_BROKERS_DOWN that follows
       // when it was the last one. Alone it says nothing about the cluster.
       self->last_transport_error_ = reason;
       return;
+    }
     case RD_KAFKA_RESP_ERR__SSL:
     case RD_KAFKA_RESP_ERR__AUTHENTICATION:
       self->status_ = KafkaClusterStatus(err, reason);

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace outbox {
@@ -14,6 +15,16 @@ namespace {
 // "Broker: Message size too large (MSG_SIZE_TOO_LARGE)".
 std::string Describe(rd_kafka_resp_err_t err) {
   return absl::StrCat(rd_kafka_err2str(err), " (", rd_kafka_err2name(err), ")");
+}
+
+// An OpenSSL error during the handshake, or a peer's alert about a
+// certificate ("tlsv13 alert certificate required", "alert unknown ca"):
+// not an "unexpected eof" or a bad record on an established connection.
+bool IsTlsSetupError(absl::string_view reason) {
+  if (!absl::StrContains(reason, "SSL routines")) return false;
+  return absl::StrContains(reason, "in state SSL_HANDSHAKE") ||
+         absl::StrContains(reason, "certificate") ||
+         absl::StrContains(reason, "unknown ca");
 }
 
 }  // namespace
@@ -70,12 +81,14 @@ absl::Status KafkaClusterStatus(int code, absl::string_view reason) {
   const auto err = static_cast<rd_kafka_resp_err_t>(code);
   const std::string what =
       absl::StrCat("Kafka: ", reason, " (", rd_kafka_err2name(err), ")");
+  if (err == RD_KAFKA_RESP_ERR__SSL ||
+      (err == RD_KAFKA_RESP_ERR__TRANSPORT && IsTlsSetupError(reason))) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what,
+        "; check the CA, the client certificate and key, and that the "
+        "brokers speak TLS on this port"));
+  }
   switch (err) {
-    case RD_KAFKA_RESP_ERR__SSL:
-      return absl::FailedPreconditionError(absl::StrCat(
-          what,
-          "; check the CA, the client certificate and key, and that "
-          "the brokers speak TLS on this port"));
     case RD_KAFKA_RESP_ERR__AUTHENTICATION:
     case RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED:
     case RD_KAFKA_RESP_ERR_UNSUPPORTED_SASL_MECHANISM:

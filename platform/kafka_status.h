@@ -50,7 +50,8 @@ absl::Status KafkaDeliveryStatus(int err);
 // An error librdkafka reports about the cluster (its error callback), with
 // librdkafka's `reason` (which names brokers, never credentials):
 //   __ALL_BROKERS_DOWN, __TRANSPORT, __RESOLVE -> kUnavailable
-//   __SSL                                      -> kFailedPrecondition (the
+//   __SSL; __TRANSPORT with an OpenSSL error in
+//   the handshake or about a certificate       -> kFailedPrecondition (the
 //                                                 CA, certificate or key)
 //   __AUTHENTICATION, SASL_AUTHENTICATION_FAILED,
 //   UNSUPPORTED_SASL_MECHANISM                 -> kFailedPrecondition (the
@@ -59,6 +60,13 @@ absl::Status KafkaDeliveryStatus(int err);
 //                                                 (create a new producer)
 //   TOPIC_/CLUSTER_AUTHORIZATION_FAILED        -> kPermissionDenied
 //   anything else                              -> kUnavailable
+// librdkafka reports a failed certificate check as __TRANSPORT when OpenSSL
+// fails it while writing rather than in SSL_do_handshake, and a refused
+// client certificate under TLS 1.3 (the server says so after the
+// handshake) always; only OpenSSL's words in `reason` tell those apart
+// from a lost connection (which OpenSSL may call "unexpected eof"). Taking a
+// TLS error on the wire for a settings problem costs nothing: both hold the
+// events without counting an attempt.
 absl::Status KafkaClusterStatus(int err, absl::string_view reason);
 
 }  // namespace outbox

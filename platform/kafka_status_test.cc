@@ -86,6 +86,34 @@ TEST(KafkaClusterStatusTest, BrokersDownAreUnavailable) {
   EXPECT_THAT(status.message(), HasSubstr("_ALL_BROKERS_DOWN"));
 }
 
+TEST(KafkaClusterStatusTest, OpenSslErrorsOnTheWireAreTlsFailures) {
+  EXPECT_EQ(KafkaClusterStatus(RD_KAFKA_RESP_ERR__TRANSPORT,
+                               "ssl://b:9093/1: error:0A000086:SSL "
+                               "routines::certificate verify failed")
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(KafkaClusterStatus(RD_KAFKA_RESP_ERR__TRANSPORT,
+                               "ssl://b:9093/1: Receive failed: "
+                               "error:0A00045C:SSL routines::tlsv13 alert "
+                               "certificate required")
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(KafkaClusterStatusTest, LostConnectionsAreUnavailableEvenOverTls) {
+  EXPECT_EQ(KafkaClusterStatus(RD_KAFKA_RESP_ERR__TRANSPORT,
+                               "b:9092/1: Connect failed: Connection refused")
+                .code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(KafkaClusterStatus(RD_KAFKA_RESP_ERR__TRANSPORT,
+                               "ssl://b:9093/1: Receive failed: "
+                               "error:0A000126:SSL routines::unexpected eof "
+                               "while reading (after 1000ms in state "
+                               "APIVERSION_QUERY)")
+                .code(),
+            absl::StatusCode::kUnavailable);
+}
+
 TEST(KafkaClusterStatusTest, TlsAndSaslFailuresNeedTheSettingsFixed) {
   EXPECT_EQ(KafkaClusterStatus(RD_KAFKA_RESP_ERR__SSL, "handshake").code(),
             absl::StatusCode::kFailedPrecondition);
