@@ -116,9 +116,10 @@ class KafkaProducer {
 
   // OK unless the last word from the cluster was a failure:
   // kUnavailable while all brokers are down (__ALL_BROKERS_DOWN);
-  // kFailedPrecondition for a TLS or SASL failure (__SSL,
-  // __AUTHENTICATION: fix the settings) or a fatal idempotence error
-  // (__FATAL: create a new producer). librdkafka announces no broker coming
+  // kFailedPrecondition for a TLS or SASL failure (__SSL, __AUTHENTICATION,
+  // an OpenSSL error reported as __TRANSPORT: fix the settings; see
+  // KafkaClusterStatus in platform/kafka_status.h) or a fatal idempotence
+  // error (__FATAL: create a new producer). librdkafka announces no broker coming
   // back, so the status stays until the next delivery succeeds.
   virtual absl::Status connection_status() const = 0;
 
@@ -134,16 +135,17 @@ class KafkaProducer {
   // Queues `message` (copied) and returns; after OK exactly one
   // KafkaResult with its tag follows from Process(). Errors (no result
   // follows): kResourceExhausted (max_in_flight messages await their
-  // reports: librdkafka's queue is full), kInvalidArgument (no topic, a message
-  // larger than the brokers take), kFailedPrecondition (the producer hit a
-  // fatal error: create a new one).
+  // reports), kInvalidArgument (no topic, a message larger than the
+  // brokers take), kNotFound (the cluster said the topic does not exist),
+  // kFailedPrecondition (the producer hit a fatal error: create a new one).
   virtual absl::Status Produce(const KafkaMessage& message) = 0;
 
   // Messages awaiting their delivery report.
   virtual size_t InFlight() const = 0;
 
-  // Purges every message in flight and reports each kCancelled: one already
-  // sent may or may not have been written. The producer stays usable.
+  // Purges every message in flight and appends them all: those whose report
+  // was already waiting as it says, the rest kCancelled (one already sent
+  // may or may not have been written). The producer stays usable.
   virtual void AbandonAll(std::vector<KafkaResult>* done) = 0;
 };
 
