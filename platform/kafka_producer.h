@@ -119,8 +119,8 @@ class KafkaProducer {
   // kFailedPrecondition for a TLS or SASL failure (__SSL, __AUTHENTICATION,
   // an OpenSSL error reported as __TRANSPORT: fix the settings; see
   // KafkaClusterStatus in platform/kafka_status.h) or a fatal idempotence
-  // error (__FATAL: create a new producer). librdkafka announces no broker coming
-  // back, so the status stays until the next delivery succeeds.
+  // error (__FATAL: create a new producer). librdkafka announces no broker
+  // coming back, so the status stays until the next delivery succeeds.
   virtual absl::Status connection_status() const = 0;
 
   // Readable whenever Process() has delivery reports or errors to serve,
