@@ -13,6 +13,7 @@ packages=(
   libssl-dev              # HMAC-SHA256 for Standard Webhooks signatures
   libmosquitto-dev        # MQTT 5 publisher (optional: OUTBOX_WITH_MQTT; native only)
   mosquitto               # the real broker of the MQTT tests (and mosquitto_passwd)
+  librdkafka-dev          # Kafka producer and its mock cluster (optional: OUTBOX_WITH_KAFKA; native only)
   libgtest-dev libgmock-dev
   libcpp-httplib-dev      # outbox-sink test receiver
   nlohmann-json3-dev      # JSON in outboxctl and outbox-sink (header-only)
