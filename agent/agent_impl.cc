@@ -76,6 +76,11 @@ absl::Status AgentImpl::Init() {
   http_ = std::make_unique<HttpSender>(std::move(transport));
   senders_.push_back(http_.get());
   for (const Destination& d : config_.destinations) {
+    if (d.batch.enabled) {
+      batch_extra_ = std::max(batch_extra_, d.batch.max_events - 1);
+    }
+  }
+  for (const Destination& d : config_.destinations) {
     if (d.kind != Destination::Kind::kMqtt) continue;
     OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Sender> mqtt, NewMqttSender(d));
     senders_.push_back(mqtt.get());
@@ -342,8 +347,11 @@ absl::Status AgentImpl::StartDueEvents() {
     return absl::OkStatus();
   }
   absl::flat_hash_set<std::string> probing;
+  // A batch takes up to max_events due events in one request slot, so ask
+  // for that many more than the free slots (what is not sent this round is
+  // read again in a later one).
   absl::StatusOr<DueEvents> next = store_->NextDue(
-      max - in_flight_.size(),
+      max - in_flight_.size() + batch_extra_,
       [&](const Lane& lane) { return GateFor(lane, steady, &probing); },
       [&](uint64_t seq) { return in_flight_seqs_.contains(seq); });
   if (!next.ok()) return PauseIfDiskFull(next.status());
@@ -365,6 +373,7 @@ absl::Status AgentImpl::StartDueEvents() {
   }
   const absl::Time now = clock_->Now();
   for (PendingEvent& event : due.events) {
+    if (in_flight_.size() >= max) break;  // full (batch_extra_ asked more)
     if (const workflow::WorkflowSpec* w =
             WorkflowFor(config_, event.type, event.destination)) {
       absl::StatusOr<bool> started =
@@ -384,8 +393,13 @@ absl::Status AgentImpl::StartDueEvents() {
       settled_.push_back(std::move(s));
       continue;
     }
+    if ((*destination)->batch.enabled) {
+      QueueForBatch(std::move(event), **destination);
+      continue;
+    }
     if (!Send(std::move(event), **destination, now)) break;  // full
   }
+  OUTBOX_RETURN_IF_ERROR(PauseIfDiskFull(SendBatches(now, steady)));
   // The unsendable ones, workflows that ended without a request, and the
   // sent marks of steps about to start (synced), which then go out. What
   // left the queue lets the next event of its ordering key be due now,
@@ -439,8 +453,8 @@ bool AgentImpl::Send(PendingEvent event, const Destination& destination,
   if (!never_left) ++stats_.requests;
   const bool probe = reachability_.OnSend(destination.name);
   in_flight_seqs_.insert(event.seq);
-  in_flight_.emplace(tag,
-                     InFlight{std::move(event), &destination, probe, nullptr});
+  in_flight_.emplace(
+      tag, InFlight{std::move(event), &destination, probe, nullptr, {}});
   if (never_left) {
     SendResult unsent;
     unsent.tag = tag;

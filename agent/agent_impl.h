@@ -90,6 +90,8 @@ class AgentImpl final : public Agent {
     const Destination* destination;
     bool probe;  // sent while its destination was unreachable
     std::unique_ptr<WorkflowFlight> workflow;  // null: a plain event
+    // A batch's events after `event` (its first), in body order.
+    std::vector<PendingEvent> batch_rest;
   };
 
   AgentImpl(Store* store, AgentOptions options, AgentConfig config,
@@ -119,6 +121,30 @@ class AgentImpl final : public Agent {
                    absl::flat_hash_set<std::string>* probing) const;
   // Starts `event` toward `destination`; false when the transport is full.
   bool Send(PendingEvent event, const Destination& destination, absl::Time now);
+
+  // --- Batches (agent_batch.cc) ---
+  // Keeps `event` for this round's batches to `destination`.
+  void QueueForBatch(PendingEvent event, const Destination& destination);
+  // Sends the events QueueForBatch kept, packed into batches.
+  absl::Status SendBatches(absl::Time now, absl::Time steady);
+  absl::Status SendBatchesTo(const Destination& destination,
+                             std::vector<PendingEvent> heads, absl::Time now,
+                             absl::Time steady);
+  // `head` and the events queued behind it under its key that may go with
+  // it to `destination` now, at most max_events. Errors: the store's.
+  absl::StatusOr<std::vector<PendingEvent>> RunOf(
+      PendingEvent head, const Destination& destination, absl::Time now);
+  // True (and next_due_ set) when `batch`, not full, waits for more events
+  // under its destination's max_wait.
+  bool HoldForMore(const std::vector<PendingEvent>& batch, size_t bytes,
+                   const Destination& destination, absl::Time now,
+                   absl::Time steady);
+  // Starts `batch` as one request; false when the transport is full.
+  bool SendBatch(std::vector<PendingEvent> batch,
+                 const Destination& destination, absl::Time now);
+  // Settles a batch's events after its first as `result` says for each.
+  void SettleBatchRest(InFlight* flight, const SendResult& result,
+                       absl::Time now);
 
   // --- Workflows (agent_workflow.cc) ---
   // Plans `event`'s next step with `spec` and sends it, or settles the
@@ -205,6 +231,12 @@ class AgentImpl final : public Agent {
   absl::Time armed_for_ = absl::InfinitePast();
 
   absl::flat_hash_map<uint64_t, InFlight> in_flight_;  // by request tag
+  // This round's due events bound for batching destinations (borrowed from
+  // config_), in due order: SendBatches sends them.
+  std::vector<std::pair<const Destination*, std::vector<PendingEvent>>>
+      batch_heads_;
+  // The largest batch's max_events - 1 (0: no destination batches).
+  size_t batch_extra_ = 0;
   absl::flat_hash_set<uint64_t> in_flight_seqs_;
   Reachability reachability_;
   LogLimiter log_limiter_;

@@ -23,6 +23,7 @@ void AgentImpl::HandleResult(const SendResult& result) {
   InFlight flight = std::move(it->second);
   in_flight_.erase(it);
   in_flight_seqs_.erase(flight.event.seq);
+  for (const PendingEvent& e : flight.batch_rest) in_flight_seqs_.erase(e.seq);
   const Destination& destination = *flight.destination;
   reachability_.OnResult(destination.name, flight.probe);
 
@@ -47,7 +48,7 @@ void AgentImpl::HandleResult(const SendResult& result) {
     if (flight.workflow != nullptr && flight.workflow->was_not_done) {
       NoteNotDone(flight);
     }
-    return;  // not an attempt: the event is untouched
+    return;  // not an attempt: the event (or batch) is untouched
   }
   metrics_.OnAttempt(AttemptOutcome(result));
   if (d.kind == Decision::Kind::kDeadLetter) {
@@ -96,6 +97,7 @@ void AgentImpl::HandleResult(const SendResult& result) {
         SettleWorkflowAnswer(std::move(flight), d, result.http, now));
     return;
   }
+  SettleBatchRest(&flight, result, now);
   settled_.push_back(SettlementFor(d, std::move(flight.event), now));
 }
 

@@ -86,7 +86,8 @@ absl::StatusOr<bool> AgentImpl::StartWorkflowEvent(
   flight->action = std::move(action);
   flight->was_not_done = was_not_done;
   in_flight_.emplace(
-      tag, InFlight{std::move(event), destination, probe, std::move(flight)});
+      tag,
+      InFlight{std::move(event), destination, probe, std::move(flight), {}});
   return true;
 }
 

@@ -68,17 +68,27 @@ std::string BatchLine(const PendingEvent& event) {
          "\n";
 }
 
-size_t EventsThatFit(const std::vector<const PendingEvent*>& candidates,
-                     size_t max_events, size_t max_bytes) {
-  const size_t limit =
-      std::min(candidates.size(), std::max<size_t>(max_events, 1));
-  size_t bytes = 0;
+size_t LinesThatFit(absl::Span<const size_t> sizes, size_t held_events,
+                    size_t held_bytes, size_t max_events, size_t max_bytes) {
+  max_events = std::max<size_t>(max_events, 1);
+  size_t bytes = held_bytes;
   size_t n = 0;
-  for (; n < limit; ++n) {
-    bytes += BatchLine(*candidates[n]).size();
-    if (bytes > max_bytes && n > 0) break;
+  for (; n < sizes.size() && held_events + n < max_events; ++n) {
+    bytes += sizes[n];
+    if (bytes > max_bytes && held_events + n > 0) break;
   }
   return n;
+}
+
+size_t EventsThatFit(const std::vector<const PendingEvent*>& candidates,
+                     size_t max_events, size_t max_bytes) {
+  std::vector<size_t> sizes;
+  sizes.reserve(std::min(candidates.size(), std::max<size_t>(max_events, 1)));
+  for (const PendingEvent* e : candidates) {
+    if (sizes.size() == std::max<size_t>(max_events, 1)) break;
+    sizes.push_back(BatchLine(*e).size());
+  }
+  return LinesThatFit(sizes, 0, 0, max_events, max_bytes);
 }
 
 HttpRequest BuildBatchRequest(const std::vector<const PendingEvent*>& events,

@@ -68,6 +68,13 @@ std::string BatchLine(const PendingEvent& event);
 size_t EventsThatFit(const std::vector<const PendingEvent*>& candidates,
                      size_t max_events, size_t max_bytes);
 
+// EventsThatFit for a batch that already holds `held_events` events with
+// `held_bytes` of body: how many of the events whose BatchLine sizes are
+// `sizes` (in order) join it. 0 when the batch is not empty and the first
+// does not fit; an empty batch takes at least one.
+size_t LinesThatFit(absl::Span<const size_t> sizes, size_t held_events,
+                    size_t held_bytes, size_t max_events, size_t max_bytes);
+
 // The POST for `events`, in that order, to `destination` at time `now`: the
 // format above, with the destination's URL, timeouts, TLS and proxy as
 // BuildRequest (delivery.h) sets them.

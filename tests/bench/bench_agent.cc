@@ -21,20 +21,20 @@
 namespace outbox::bench {
 
 absl::StatusOr<std::unique_ptr<BenchSink>> BenchSink::Start(
-    const std::string& dir) {
+    const std::string& dir, const std::vector<std::string>& args) {
   std::filesystem::create_directories(dir);
   std::unique_ptr<BenchSink> sink(new BenchSink);
   sink->log_ = dir + "/sink.log";
   sink->secrets_file_ = dir + "/sink.whsec";
   std::ofstream(sink->secrets_file_) << kSecret << "\n";
   chmod(sink->secrets_file_.c_str(), 0600);  // the agent insists
+  std::vector<std::string> all = {"--secret-file", sink->secrets_file_, "--log",
+                                  sink->log_};
+  all.insert(all.end(), args.begin(), args.end());
   OUTBOX_ASSIGN_OR_RETURN(
       sink->process_,
-      sink::SinkProcess::Start(
-          testing::TargetCommand(
-              OUTBOX_SINK_BINARY,
-              {"--secret-file", sink->secrets_file_, "--log", sink->log_}),
-          dir));
+      sink::SinkProcess::Start(testing::TargetCommand(OUTBOX_SINK_BINARY, all),
+                               dir));
   return sink;
 }
 
@@ -65,13 +65,14 @@ absl::Status BenchSink::CheckLogged(const std::string& id_prefix,
 }
 
 std::string AgentConfig(const std::string& url, const std::string& secrets_file,
-                        int max_in_flight) {
+                        int max_in_flight, const std::string& batch) {
   const std::string secrets =
       secrets_file.empty()
           ? ""
           : absl::StrCat("secrets_file: \"", secrets_file, "\"");
   return absl::StrCat("destinations { name: \"sink\" url: \"", url, "\" ",
-                      secrets, " }\n",
+                      secrets, batch.empty() ? "" : " batch { ", batch,
+                      batch.empty() ? "" : " }", " }\n",
                       "routes { event_type: \"*\" destination: \"sink\" }\n",
                       "agent { max_in_flight: ", max_in_flight, " }\n");
 }

@@ -34,7 +34,7 @@ class BenchSink {
   // Starts OUTBOX_SINK_BINARY with its files in `dir` (created if need be).
   // Errors: kUnavailable.
   static absl::StatusOr<std::unique_ptr<BenchSink>> Start(
-      const std::string& dir);
+      const std::string& dir, const std::vector<std::string>& args = {});
   ~BenchSink();
 
   std::string url() const;
@@ -54,7 +54,7 @@ class BenchSink {
 // `max_in_flight` requests at once; the rest (retries, probes) default.
 // `secrets_file` may be empty (unsigned).
 std::string AgentConfig(const std::string& url, const std::string& secrets_file,
-                        int max_in_flight);
+                        int max_in_flight, const std::string& batch = "");
 
 // An agent driven by RunOnce() on the calling thread (as a firmware main
 // loop drives it), a slice of deliveries at a time, so that agents can be
@@ -73,6 +73,7 @@ class SteppedAgent {
 
   // Totals over every Deliver() so far.
   uint64_t delivered() const { return agent_->stats().delivered; }
+  uint64_t requests() const { return agent_->stats().requests; }
   double cpu_us_per_event() const;   // this thread's CPU in Deliver()
   double written_per_event() const;  // /proc/self/io write_bytes
   const Skipped& skipped() const { return skipped_; }  // by RocksDB

@@ -32,6 +32,11 @@ absl::Status RunAckRows(const Scale& scale, const std::string& dir,
 absl::Status RunDrainRows(const Scale& scale, const std::string& dir,
                           Table* table);
 
+// One ordering key into outbox-sink answering after 100 ms (a slow link):
+// one event per request against batches of 100 (batch_rows.cc).
+absl::Status RunBatchRows(const Scale& scale, const std::string& dir,
+                          Table* table);
+
 // Drain, NextDue, ListPending and open after N events went through the
 // queue, against a fresh store (churn_rows.cc).
 absl::Status RunChurnRows(const Scale& scale, const std::string& dir,

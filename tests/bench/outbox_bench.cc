@@ -103,6 +103,7 @@ int Main() {
       {"commits", [&] { return RunCommitRows(scale, d, &table); }},
       {"acknowledgements", [&] { return RunAckRows(scale, d, &table); }},
       {"drain", [&] { return RunDrainRows(scale, d, &table); }},
+      {"batch", [&] { return RunBatchRows(scale, d, &table); }},
       {"churn", [&] { return RunChurnRows(scale, d, &table); }},
       {"open", [&] { return RunOpenRows(scale, d, self, &table); }},
       {"offline", [&] { return RunOfflineRows(scale, d, &table); }},

@@ -1,0 +1,190 @@
+// Copyright (c) edge-outbox authors.
+//
+// Batched HTTP (Destination::batch) against the real outbox-sink: a key's
+// events go in batches, in order, each settled by the one answer; unkeyed
+// events share batches; failures retry and rejections dead-letter every
+// event of the batch; max_wait holds a batch that is not full. Waits are
+// bounded only to catch hangs; nothing asserts on how fast anything was.
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "tests/testing/agent_fixture.h"
+#include "tests/testing/sink_process.h"
+#include "tests/testing/status.h"
+#include "tools/json_fields.h"
+
+namespace outbox {
+namespace {
+
+// The "n" of a payload {"key":"k3","n":17}.
+int PayloadN(const std::string& body) {
+  const size_t at = body.find("\"n\":");
+  int n = -1;
+  if (at != std::string::npos) {
+    (void)absl::SimpleAtoi(body.substr(at + 4, body.find('}', at) - at - 4),
+                           &n);
+  }
+  return n;
+}
+
+class AgentBatchTest : public testing::AgentSinkTest {
+ protected:
+  // Destination "sink" at `path` with `batch`, every type routed to it.
+  std::string BatchConfig(const std::string& batch,
+                          const std::string& path = "/") const {
+    return absl::StrCat(R"(
+      destinations {
+        name: "sink"
+        url: "http://127.0.0.1:)",
+                        port_, path, R"("
+        secrets_file: ")",
+                        secret_path_, R"("
+        connect_timeout: "2s"
+        timeout: "10s"
+        batch { )",
+                        batch, R"( }
+      }
+      routes { event_type: "*" destination: "sink" }
+      retry { base_delay: "50ms" max_delay: "200ms" }
+      agent { probe_interval_min: "100ms" probe_interval_max: "1s" }
+    )");
+  }
+
+  uint64_t DrainUntilEmpty(Agent* agent, int rounds = 2000) {
+    uint64_t pending = 0;
+    for (int i = 0; i < rounds; ++i) {
+      auto drained = agent->Drain();
+      EXPECT_TRUE(drained.ok()) << drained.status();
+      pending = drained.ok() ? *drained : ~uint64_t{0};
+      if (pending == 0) break;
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    return pending;
+  }
+
+  // The sink's lines: each batch's id, per line.
+  std::vector<std::string> BatchIds() const {
+    std::vector<std::string> out;
+    for (const std::string& line : sink::ReadLines(log_path_)) {
+      out.push_back(JsonString(line, "batch_id"));
+    }
+    return out;
+  }
+};
+
+TEST_F(AgentBatchTest, OneKeysEventsGoInFullBatchesInCommitOrder) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  const std::vector<std::string> ids = CommitEvents(250, /*keys=*/1);
+  auto agent = MakeAgent(BatchConfig("max_events: 100"));
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  const std::vector<testing::SinkLine> log = SinkLog();
+  ASSERT_EQ(log.size(), ids.size());
+  for (size_t i = 0; i < log.size(); ++i) {
+    EXPECT_EQ(log[i].id, ids[i]);
+    EXPECT_EQ(log[i].status, 200);
+    EXPECT_TRUE(log[i].signature_valid);
+    EXPECT_EQ(PayloadN(log[i].body), static_cast<int>(i));
+  }
+  const std::vector<std::string> batches = BatchIds();
+  EXPECT_EQ(std::set<std::string>(batches.begin(), batches.end()).size(), 3u);
+  EXPECT_EQ(agent->stats().requests, 3u);
+  EXPECT_EQ(agent->stats().delivered, 250u);
+}
+
+TEST_F(AgentBatchTest, UnkeyedEventsShareBatchesWithinMaxEvents) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  const std::vector<std::string> ids = CommitEvents(40);
+  auto agent = MakeAgent(BatchConfig("max_events: 16"));
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  std::map<std::string, int> per_batch;
+  for (const std::string& b : BatchIds()) ++per_batch[b];
+  int largest = 0;
+  for (const auto& [id, n] : per_batch) largest = std::max(largest, n);
+  // Full batches although only max_in_flight (8) requests may be out.
+  EXPECT_EQ(largest, 16);
+  std::set<std::string> delivered;
+  for (const testing::SinkLine& l : SinkLog()) delivered.insert(l.id);
+  EXPECT_EQ(delivered, std::set<std::string>(ids.begin(), ids.end()));
+}
+
+TEST_F(AgentBatchTest, ABodyLimitSplitsBatchesAndABigEventGoesAlone) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  CommitEvents(30, /*keys=*/1);
+  auto agent = MakeAgent(BatchConfig("max_events: 100 max_bytes: 1024"));
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  std::map<std::string, int> per_batch;
+  for (const std::string& b : BatchIds()) ++per_batch[b];
+  EXPECT_GT(per_batch.size(), 1u);
+  EXPECT_EQ(SinkLog().size(), 30u);
+}
+
+TEST_F(AgentBatchTest, FailedBatchesAreRetriedAndKeyOrderHolds) {
+  ASSERT_NO_FATAL_FAILURE(
+      StartSink({"--fail-rate", "0.3", "--drop-rate", "0.2", "--seed", "7"}));
+  const std::vector<std::string> ids = CommitEvents(300, /*keys=*/3);
+  auto agent = MakeAgent(BatchConfig("max_events: 20"));
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  EXPECT_GT(agent->stats().retries_scheduled, 0u);
+  // Every event answered 2xx, each key's first 2xx in commit order, and
+  // every copy of an id with the same body.
+  std::map<std::string, std::string> body;
+  std::map<std::string, int> last;
+  for (const testing::SinkLine& l : SinkLog()) {
+    auto [it, first] = body.emplace(l.id, l.body);
+    EXPECT_EQ(it->second, l.body);
+    if (l.status != 200 || l.dropped || l.duplicate) continue;
+    const int n = PayloadN(l.body);
+    const std::string key = absl::StrCat("k", n % 3);
+    EXPECT_GT(n, last.count(key) ? last[key] : -1) << key;
+    last[key] = n;
+  }
+  std::set<std::string> ok;
+  for (const testing::SinkLine& l : SinkLog()) {
+    if (l.status == 200 && !l.dropped) ok.insert(l.id);
+  }
+  EXPECT_EQ(ok, std::set<std::string>(ids.begin(), ids.end()));
+}
+
+TEST_F(AgentBatchTest, ARejectedBatchDeadLettersEachOfItsEvents) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  CommitEvents(5, /*keys=*/1);
+  auto agent = MakeAgent(BatchConfig("max_events: 10", "/status/400"));
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  EXPECT_EQ(agent->stats().requests, 1u);
+  auto dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  ASSERT_EQ(dead->size(), 5u);
+  for (const DeadLetter& d : *dead) {
+    EXPECT_NE(d.reason.find("HTTP 400"), std::string::npos) << d.reason;
+  }
+}
+
+TEST_F(AgentBatchTest, MaxWaitHoldsABatchThatIsNotFull) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  CommitEvents(4, /*keys=*/1);
+  auto agent = MakeAgent(BatchConfig("max_events: 5 max_wait: \"1h\""));
+  ASSERT_NE(agent, nullptr);
+  auto held = agent->Drain();
+  ASSERT_OUTBOX_OK(held);
+  EXPECT_EQ(*held, 4u);
+  EXPECT_TRUE(SinkLog().empty());
+  CommitEvents(1, /*keys=*/1);  // now full: it goes
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  EXPECT_EQ(SinkLog().size(), 5u);
+  EXPECT_EQ(agent->stats().requests, 1u);
+}
+
+}  // namespace
+}  // namespace outbox
