@@ -62,6 +62,17 @@ TEST(ConfigBatchTest, FieldsAreReadAndBounded) {
               HasSubstr("batch.max_wait"));
 }
 
+TEST(ConfigBatchTest, TheBatchHeadersCannotBeConfigured) {
+  for (const char* name : {"outbox-event-ids", "Outbox-Batch-Size"}) {
+    absl::StatusOr<AgentConfig> config =
+        Parse(std::string(kUrl) + "  headers { key: \"" + name +
+              "\" value: \"x\" }\n");
+    EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(config.status().message(), HasSubstr("is set by the agent"))
+        << name;
+  }
+}
+
 TEST(ConfigBatchTest, MqttDestinationsCannotBatch) {
   absl::StatusOr<AgentConfig> config = Parse(
       "  mqtt { broker: \"mqtt://h\" client_id: \"c\" topic: \"t/{type}\" }\n"

@@ -57,12 +57,14 @@ std::string UrlProblem(absl::string_view url,
 }
 
 // Headers the agent sets itself: a configured copy would contradict the
-// signature, the idempotency contract or the body's framing.
+// signature, the idempotency contract, the body's framing or a batch's list
+// of events.
 bool IsReservedHeader(absl::string_view name) {
   const std::string lower = absl::AsciiStrToLower(name);
   return absl::StartsWith(lower, "webhook-") || lower == "content-type" ||
          lower == "content-length" || lower == "idempotency-key" ||
-         lower == "host" || lower == "transfer-encoding";
+         lower == "host" || lower == "transfer-encoding" ||
+         lower == "outbox-event-ids" || lower == "outbox-batch-size";
 }
 
 // What is wrong with configured header `name`, or "" if nothing; `seen`
