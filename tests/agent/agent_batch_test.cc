@@ -23,50 +23,14 @@
 namespace outbox {
 namespace {
 
-// The "n" of a payload {"key":"k3","n":17}.
-int PayloadN(const std::string& body) {
-  const size_t at = body.find("\"n\":");
-  int n = -1;
-  if (at != std::string::npos) {
-    (void)absl::SimpleAtoi(body.substr(at + 4, body.find('}', at) - at - 4),
-                           &n);
-  }
-  return n;
-}
+using testing::PayloadN;
 
 class AgentBatchTest : public testing::AgentSinkTest {
  protected:
-  // Destination "sink" at `path` with `batch`, every type routed to it.
+  // The fixture's configuration, with `batch` for the destination.
   std::string BatchConfig(const std::string& batch,
                           const std::string& path = "/") const {
-    return absl::StrCat(R"(
-      destinations {
-        name: "sink"
-        url: "http://127.0.0.1:)",
-                        port_, path, R"("
-        secrets_file: ")",
-                        secret_path_, R"("
-        connect_timeout: "2s"
-        timeout: "10s"
-        batch { )",
-                        batch, R"( }
-      }
-      routes { event_type: "*" destination: "sink" }
-      retry { base_delay: "50ms" max_delay: "200ms" }
-      agent { probe_interval_min: "100ms" probe_interval_max: "1s" }
-    )");
-  }
-
-  uint64_t DrainUntilEmpty(Agent* agent, int rounds = 2000) {
-    uint64_t pending = 0;
-    for (int i = 0; i < rounds; ++i) {
-      auto drained = agent->Drain();
-      EXPECT_TRUE(drained.ok()) << drained.status();
-      pending = drained.ok() ? *drained : ~uint64_t{0};
-      if (pending == 0) break;
-      absl::SleepFor(absl::Milliseconds(20));
-    }
-    return pending;
+    return Config(path, "", absl::StrCat("batch { ", batch, " }"));
   }
 
   // The sink's lines: each batch's id, per line.

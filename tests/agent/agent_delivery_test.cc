@@ -31,22 +31,6 @@ class AgentDeliveryTest : public testing::AgentSinkTest {
     return pending.ok() ? *pending : ~uint64_t{0};
   }
 
-  // Drains until nothing is pending or `rounds` drains did not get there
-  // (events waiting for their retry time make Drain return early). The bound
-  // is there to end a stuck test, not to time the agent: at 50 ms a round it
-  // allows ~100 s, where a random fault plan may legitimately need a dozen
-  // 1 s Retry-After waits for one unlucky event (seen in CI: 10 throttles in
-  // a row at --throttle-rate 0.5 outlasted the former 200 rounds).
-  uint64_t DrainUntilEmpty(Agent* agent, int rounds = 2000) {
-    uint64_t pending = 0;
-    for (int i = 0; i < rounds; ++i) {
-      pending = DrainWith(agent);
-      if (pending == 0) break;
-      absl::SleepFor(absl::Milliseconds(50));
-    }
-    return pending;
-  }
-
   // Requests the sink answered 2xx, per id.
   std::map<std::string, int> Delivered() const {
     std::map<std::string, int> count;
@@ -57,16 +41,7 @@ class AgentDeliveryTest : public testing::AgentSinkTest {
   }
 };
 
-// The "n" of a payload {"key":"k3","n":17}.
-int PayloadN(const std::string& body) {
-  const size_t at = body.find("\"n\":");
-  int n = -1;
-  if (at != std::string::npos) {
-    (void)absl::SimpleAtoi(body.substr(at + 4, body.find('}', at) - at - 4),
-                           &n);
-  }
-  return n;
-}
+using testing::PayloadN;
 
 std::string PayloadKey(const std::string& body) {
   const size_t at = body.find("\"key\":\"");

@@ -37,16 +37,7 @@ std::string Property(const ReceivedMessage& m, const std::string& name) {
   return "";
 }
 
-// The "n" of a payload {"key":"k3","n":17}.
-int PayloadN(const std::string& body) {
-  const size_t at = body.find("\"n\":");
-  int n = -1;
-  if (at != std::string::npos) {
-    (void)absl::SimpleAtoi(body.substr(at + 4, body.find('}', at) - at - 4),
-                           &n);
-  }
-  return n;
-}
+using testing::PayloadN;
 
 class AgentMqttTest : public testing::AgentSinkTest {
  protected:
@@ -89,18 +80,15 @@ class AgentMqttTest : public testing::AgentSinkTest {
     )");
   }
 
-  // Drains until nothing is pending or `rounds` drains did not get there
-  // (a hang guard: ~100 s at 50 ms a round).
-  uint64_t DrainUntilEmpty(Agent* agent, int rounds = 2000) {
-    uint64_t pending = 0;
-    for (int i = 0; i < rounds; ++i) {
-      auto drained = agent->Drain();
-      EXPECT_TRUE(drained.ok()) << drained.status();
-      pending = drained.ok() ? *drained : ~uint64_t{0};
-      if (pending == 0) break;
+  // Waits until the store holds nothing pending (at most 120 s, a hang
+  // guard), then stops `agent`, which `runner` runs, and joins it.
+  void StopWhenDrained(Agent* agent, std::thread* runner) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(120);
+    while (PendingInStore() > 0 && absl::Now() < deadline) {
       absl::SleepFor(absl::Milliseconds(50));
     }
-    return pending;
+    agent->Stop();
+    runner->join();
   }
 
   uint64_t PendingInStore() {
@@ -203,12 +191,7 @@ TEST_F(AgentMqttTest, BrokerStoppedMidDrainLosesNothing) {
   absl::SleepFor(absl::Milliseconds(300));  // the agent finds it gone
   const absl::Status restarted = broker_->Restart();
   if (restarted.ok()) StartRecorder("recorder");
-  const absl::Time deadline = absl::Now() + absl::Seconds(120);
-  while (PendingInStore() > 0 && absl::Now() < deadline) {
-    absl::SleepFor(absl::Milliseconds(50));
-  }
-  agent->Stop();
-  runner.join();
+  StopWhenDrained(agent.get(), &runner);
   ASSERT_TRUE(some);
   ASSERT_OUTBOX_OK(restarted);
   ASSERT_NE(recorder_, nullptr);
@@ -269,12 +252,7 @@ TEST_F(AgentMqttTest, PublishesTheBrokerNeverAcknowledgedAreSentAgain) {
   recorder_.reset();
   const absl::Status restarted = broker_->Restart();
   if (restarted.ok()) StartRecorder("recorder");
-  const absl::Time deadline = absl::Now() + absl::Seconds(120);
-  while (PendingInStore() > 0 && absl::Now() < deadline) {
-    absl::SleepFor(absl::Milliseconds(50));
-  }
-  agent->Stop();
-  runner.join();
+  StopWhenDrained(agent.get(), &runner);
   ASSERT_TRUE(some);
   ASSERT_OUTBOX_OK(restarted);
   ASSERT_NE(recorder_, nullptr);

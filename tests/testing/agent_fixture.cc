@@ -77,7 +77,8 @@ std::vector<SinkLine> AgentSinkTest::SinkLog() const {
 }
 
 std::string AgentSinkTest::Config(const std::string& path,
-                                  const std::string& extra) const {
+                                  const std::string& extra,
+                                  const std::string& destination_extra) const {
   return absl::StrCat(R"(
     destinations {
       name: "sink"
@@ -87,12 +88,36 @@ std::string AgentSinkTest::Config(const std::string& path,
                       secret_path_, R"("
       connect_timeout: "2s"
       timeout: "10s"
+      )",
+                      destination_extra, R"(
     }
     routes { event_type: "*" destination: "sink" }
     retry { base_delay: "50ms" max_delay: "400ms" }
     agent { probe_interval_min: "100ms" probe_interval_max: "1s" }
   )",
                       extra);
+}
+
+int PayloadN(const std::string& body) {
+  const size_t at = body.find("\"n\":");
+  int n = -1;
+  if (at != std::string::npos) {
+    (void)absl::SimpleAtoi(body.substr(at + 4, body.find('}', at) - at - 4),
+                           &n);
+  }
+  return n;
+}
+
+uint64_t AgentSinkTest::DrainUntilEmpty(Agent* agent, int rounds) {
+  uint64_t pending = 0;
+  for (int i = 0; i < rounds; ++i) {
+    auto drained = agent->Drain();
+    EXPECT_TRUE(drained.ok()) << drained.status();
+    pending = drained.ok() ? *drained : ~uint64_t{0};
+    if (pending == 0) break;
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  return pending;
 }
 
 std::unique_ptr<Agent> AgentSinkTest::MakeAgent(const std::string& config) {

@@ -31,6 +31,9 @@ struct SinkLine {
   int64_t ts_ms = 0;
 };
 
+// The "n" of a payload {"key":"k3","n":17} (CommitEvents'), or -1.
+int PayloadN(const std::string& body);
+
 class AgentSinkTest : public ::testing::Test {
  protected:
   static constexpr char kSecret[] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -45,9 +48,11 @@ class AgentSinkTest : public ::testing::Test {
   std::vector<SinkLine> SinkLog() const;
 
   // Agent configuration text: destination "sink" at the sink's URL + `path`,
-  // every type routed to it, fast retries and probes; `extra` is appended.
+  // every type routed to it, fast retries and probes; `extra` is appended,
+  // `destination_extra` goes inside the destination.
   std::string Config(const std::string& path = "/",
-                     const std::string& extra = "") const;
+                     const std::string& extra = "",
+                     const std::string& destination_extra = "") const;
   std::unique_ptr<Agent> MakeAgent(const std::string& config);
 
   // Commits `n` events of `type` over `keys` ordering keys (0: unkeyed);
@@ -56,6 +61,14 @@ class AgentSinkTest : public ::testing::Test {
                                         const std::string& type = "sale");
 
   std::string SecretFile(const std::string& secret) const;
+
+  // Drains with `agent` until nothing is pending or `rounds` drains did not
+  // get there (events waiting for their retry time make Drain return
+  // early); returns what is still pending. The bound ends a stuck test, not
+  // a timing: at 50 ms a round it allows ~100 s, where a random fault plan
+  // may legitimately need a dozen 1 s Retry-After waits for one unlucky
+  // event.
+  uint64_t DrainUntilEmpty(Agent* agent, int rounds = 2000);
 
   TempDir dir_;
   std::string log_path_;
