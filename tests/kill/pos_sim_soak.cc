@@ -358,6 +358,15 @@ absl::Status PosSimSoak::RunOnce(int64_t new_sales, KillPlan plan) {
   return bad;
 }
 
+bool PosSimSoak::WaitDelivered(absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (PollDeliveries() < sales_flag_) {
+    if (absl::Now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  return true;
+}
+
 audit::AuditInput PosSimSoak::Input() {
   PollDeliveries();
   audit::AuditInput input;

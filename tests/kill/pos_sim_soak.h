@@ -100,6 +100,11 @@ class PosSimSoak {
   // stalled; the message names the run.
   absl::Status Run();
 
+  // Waits until every sale up to the final --sales has reached the log
+  // answered 2xx, or `timeout` passed (false). After Run(): a subscriber
+  // may get a message after the broker acknowledged it to the agent.
+  bool WaitDelivered(absl::Duration timeout);
+
   // For the audit: acknowledgements and the sink's requests so far.
   audit::AuditInput Input();
   const std::vector<SoakRun>& runs() const { return runs_; }

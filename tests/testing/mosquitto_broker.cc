@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "gtest/gtest.h"
 #include "platform/reserved_port.h"
 #include "platform/scoped_fd.h"
 #include "tests/testing/sink_process.h"
@@ -145,9 +146,16 @@ std::string MosquittoBroker::Stderr() const {
 
 absl::StatusOr<std::unique_ptr<MqttRecorder>> MqttRecorder::Start(
     int port, const std::string& filter, const std::string& user,
-    const std::string& password, const std::string& client_id) {
+    const std::string& password, const std::string& client_id,
+    const std::string& log_path) {
   mosquitto_lib_init();
   auto recorder = std::unique_ptr<MqttRecorder>(new MqttRecorder());
+  if (!log_path.empty()) {
+    absl::StatusOr<std::unique_ptr<sink::RequestLog>> log =
+        sink::RequestLog::Open(log_path);
+    if (!log.ok()) return log.status();
+    recorder->log_ = std::move(*log);
+  }
   const bool persistent = !client_id.empty();
   recorder->mosq_ = mosquitto_new(persistent ? client_id.c_str() : nullptr,
                                   !persistent, recorder.get());
@@ -223,7 +231,27 @@ void MqttRecorder::OnMessage(struct mosquitto*, void* user,
   }
   auto* self = static_cast<MqttRecorder*>(user);
   absl::MutexLock lock(&self->mu_);
+  self->LogMessage(got);
   self->received_.push_back(std::move(got));
+}
+
+void MqttRecorder::LogMessage(const ReceivedMessage& got) {
+  if (log_ == nullptr) return;
+  sink::LogRecord record;
+  for (const auto& [name, value] : got.user_properties) {
+    if (name == "event-id") record.id = value;
+    if (name == "event-type") record.type = value;
+  }
+  record.received = absl::Now();
+  record.method = "PUBLISH";
+  record.path = got.topic;
+  record.status = 200;  // it reached the subscriber: delivered
+  record.duplicate = record.id && !logged_ids_.insert(*record.id).second;
+  if (!got.content_type.empty()) record.content_type = got.content_type;
+  record.body = got.payload;
+  // Under mu_, so that lines are in the order the messages arrived.
+  absl::Status appended = log_->Append(record);
+  if (!appended.ok()) ADD_FAILURE() << "recorder log: " << appended;
 }
 
 bool MqttRecorder::WaitFor(size_t n, absl::Duration timeout) {

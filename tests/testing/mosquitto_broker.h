@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "absl/time/time.h"
 #include "platform/child_process.h"
 #include "platform/mqtt_publisher.h"
+#include "tools/sink/request_log.h"
 
 namespace outbox::testing {
 
@@ -90,10 +92,15 @@ class MqttRecorder {
   // `filter` with QoS 1 and waits for the SUBACK. A non-empty `client_id`
   // makes it a persistent session (clean start off, kept a day), so that a
   // recorder started later under the same id gets what the broker queued
-  // for it meanwhile.
+  // for it meanwhile. A non-empty `log_path` gets a line per message in
+  // outbox-sink's request log format (tools/sink/request_log.h), for the
+  // delivery audit (tools/audit/): id the `event-id` user property, body
+  // the payload, path the topic, status 200, `duplicate` when the id came
+  // before, `signature_valid` false (MQTT carries none).
   static absl::StatusOr<std::unique_ptr<MqttRecorder>> Start(
       int port, const std::string& filter, const std::string& user = "",
-      const std::string& password = "", const std::string& client_id = "");
+      const std::string& password = "", const std::string& client_id = "",
+      const std::string& log_path = "");
   ~MqttRecorder();
 
   // Waits until at least `n` messages arrived (false at the deadline).
@@ -104,6 +111,9 @@ class MqttRecorder {
   static void OnMessage(struct mosquitto*, void* user,
                         const struct mosquitto_message* message,
                         const mosquitto_property* props);
+  // Appends `got` to log_ (if any) as outbox-sink would log a request.
+  void LogMessage(const ReceivedMessage& got)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static void OnSubscribe(struct mosquitto*, void* user, int, int, const int*,
                           const mosquitto_property*);
 
@@ -111,6 +121,8 @@ class MqttRecorder {
   absl::Mutex mu_;
   bool subscribed_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<ReceivedMessage> received_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<sink::RequestLog> log_;  // set before the connection
+  std::set<std::string> logged_ids_ ABSL_GUARDED_BY(mu_);
 };
 
 // Calls publisher->Process() whenever its fd is readable, appending the

@@ -224,6 +224,23 @@ TEST_F(DeliveryAuditTest, RequestWithABadSignatureIsFlagged) {
   EXPECT_EQ(Fired(), Names{"bad_signature"});
 }
 
+// MQTT deliveries carry no signature (tests/testing/mosquitto_broker.h logs
+// them signature_valid false).
+TEST_F(DeliveryAuditTest, UnsignedRequestsPassWhenSignaturesAreNotRequired) {
+  CleanSoak();
+  Sent(2, ids_[2], 200, "", /*signature_valid=*/false);
+  input_.require_signatures = false;
+  EXPECT_EQ(Fired(), Names{});
+}
+
+TEST_F(DeliveryAuditTest, OtherChecksStillJudgeWhenSignaturesAreNotRequired) {
+  CleanSoak();
+  input_.requests.pop_back();  // sale 2 only got its 503
+  Sent(3, "never-committed", 200, "", /*signature_valid=*/false);
+  input_.require_signatures = false;
+  EXPECT_EQ(Fired(), (Names{"acknowledged_not_delivered", "not_committed"}));
+}
+
 TEST_F(DeliveryAuditTest, RequestThatIsNoSaleOfTheTillIsFlagged) {
   CleanSoak();
   Sent(-1, "some-id", 200, R"({"sale":"till-9-0","n":0})");

@@ -1,0 +1,61 @@
+// Copyright (c) edge-outbox authors.
+//
+// The SIGKILL soak of pos_sim_kill_test.cc (same runs, same invariant, same
+// named checks, kills counted per phase) with the events going to an MQTT 5
+// broker: the real mosquitto, persistence on, and a persistent-session
+// subscriber (MqttRecorder) that logs every message it gets in
+// outbox-sink's format, which the delivery audit reads. A message counts as
+// answered 2xx when it reached the subscriber; resends are recognised by
+// their `event-id` user property. MQTT carries no signatures, so the audit
+// does not ask for them. `make test` runs 25 kills (OUTBOX_KILL_SOAK_KILLS
+// overrides; the `soak` ctest entry sets 500).
+
+#include <fstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/kill/pos_sim_kill_fixture.h"
+#include "tests/testing/mosquitto_broker.h"
+#include "tests/testing/status.h"
+
+namespace outbox::testing {
+namespace {
+
+std::string WriteMqttAgentConfig(const std::string& dir, int port) {
+  const std::string path = dir + "/agent.textproto";
+  // The retry and probe delays of the webhook soak.
+  std::ofstream(path)
+      << "destinations {\n"
+      << "  name: \"broker\"\n"
+      << "  mqtt {\n"
+      << "    broker: \"mqtt://127.0.0.1:" << port << "\"\n"
+      << "    client_id: \"till-1\"\n"
+      << "    topic: \"pos/{device}/{type}\"\n"
+      << "  }\n"
+      << "  connect_timeout: \"2s\"\n"
+      << "}\n"
+      << "routes { event_type: \"*\" destination: \"broker\" }\n"
+      << "retry { base_delay: \"20ms\" max_delay: \"200ms\" }\n"
+      << "agent { probe_interval_min: \"50ms\" "
+      << "probe_interval_max: \"300ms\" }\n";
+  return path;
+}
+
+TEST_F(PosSimKillTest,
+       MqttAcknowledgedSalesAreDeliveredOnceInOrderUnderSigkill) {
+  BrokerConfig config;
+  config.persistence = true;
+  auto broker = MosquittoBroker::Start(dir_, config);
+  ASSERT_OUTBOX_OK(broker);
+  const std::string log = dir_ + "/recorder.log";
+  auto recorder = MqttRecorder::Start((*broker)->plain_port(), "pos/#", "", "",
+                                      "soak-recorder", log);
+  ASSERT_OUTBOX_OK(recorder);
+  SoakAndAudit(WriteMqttAgentConfig(dir_, (*broker)->port()), log,
+               /*default_kills=*/25, /*signed_requests=*/false);
+  recorder->reset();
+  EXPECT_OUTBOX_OK((*broker)->Stop());
+}
+
+}  // namespace
+}  // namespace outbox::testing
