@@ -237,12 +237,15 @@ TEST_F(AgentMqttTest, PublishesTheBrokerNeverAcknowledgedAreSentAgain) {
   ASSERT_NO_FATAL_FAILURE(StartBroker(config));
   ASSERT_NO_FATAL_FAILURE(StartRecorder("recorder"));
   absl::SleepFor(absl::Milliseconds(1500));  // its session is saved
-  CommitEvents(400, /*keys=*/4);
+  // Enough that the agent is still publishing when the broker freezes.
+  CommitEvents(4000, /*keys=*/4);
   auto agent = MakeAgent(MqttConfig());
   ASSERT_NE(agent, nullptr);
   std::thread runner([&] { EXPECT_OUTBOX_OK(agent->Run()); });
   const bool some = recorder_->WaitFor(50, absl::Seconds(60));
   ASSERT_OUTBOX_OK(broker_->Pause());
+  // Still pending at the freeze, so publishes are out unanswered.
+  const uint64_t pending_at_freeze = PendingInStore();
   absl::SleepFor(absl::Milliseconds(300));  // publishes pile up unanswered
   broker_->Kill();
   std::set<std::string> before;  // what reached the recorder before
@@ -254,6 +257,7 @@ TEST_F(AgentMqttTest, PublishesTheBrokerNeverAcknowledgedAreSentAgain) {
   if (restarted.ok()) StartRecorder("recorder");
   StopWhenDrained(agent.get(), &runner);
   ASSERT_TRUE(some);
+  ASSERT_GT(pending_at_freeze, 0u) << "the agent finished before the freeze";
   ASSERT_OUTBOX_OK(restarted);
   ASSERT_NE(recorder_, nullptr);
   EXPECT_EQ(PendingInStore(), 0u);
