@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/testing/agent_fixture.h"
@@ -21,6 +20,8 @@
 
 namespace outbox {
 namespace {
+
+using testing::PayloadN;
 
 class AgentDeliveryTest : public testing::AgentSinkTest {
  protected:
@@ -56,17 +57,6 @@ class AgentDeliveryTest : public testing::AgentSinkTest {
     return count;
   }
 };
-
-// The "n" of a payload {"key":"k3","n":17}.
-int PayloadN(const std::string& body) {
-  const size_t at = body.find("\"n\":");
-  int n = -1;
-  if (at != std::string::npos) {
-    (void)absl::SimpleAtoi(body.substr(at + 4, body.find('}', at) - at - 4),
-                           &n);
-  }
-  return n;
-}
 
 std::string PayloadKey(const std::string& body) {
   const size_t at = body.find("\"key\":\"");

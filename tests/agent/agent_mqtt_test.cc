@@ -14,7 +14,6 @@
 #include <thread>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
@@ -28,6 +27,7 @@ namespace {
 
 using testing::MosquittoBroker;
 using testing::MqttRecorder;
+using testing::PayloadN;
 using testing::ReceivedMessage;
 
 std::string Property(const ReceivedMessage& m, const std::string& name) {
@@ -35,17 +35,6 @@ std::string Property(const ReceivedMessage& m, const std::string& name) {
     if (n == name) return v;
   }
   return "";
-}
-
-// The "n" of a payload {"key":"k3","n":17}.
-int PayloadN(const std::string& body) {
-  const size_t at = body.find("\"n\":");
-  int n = -1;
-  if (at != std::string::npos) {
-    (void)absl::SimpleAtoi(body.substr(at + 4, body.find('}', at) - at - 4),
-                           &n);
-  }
-  return n;
 }
 
 class AgentMqttTest : public testing::AgentSinkTest {
@@ -87,20 +76,6 @@ class AgentMqttTest : public testing::AgentSinkTest {
       retry { base_delay: "50ms" max_delay: "400ms" }
       agent { probe_interval_min: "100ms" probe_interval_max: "500ms" }
     )");
-  }
-
-  // Drains until nothing is pending or `rounds` drains did not get there
-  // (a hang guard: ~100 s at 50 ms a round).
-  uint64_t DrainUntilEmpty(Agent* agent, int rounds = 2000) {
-    uint64_t pending = 0;
-    for (int i = 0; i < rounds; ++i) {
-      auto drained = agent->Drain();
-      EXPECT_TRUE(drained.ok()) << drained.status();
-      pending = drained.ok() ? *drained : ~uint64_t{0};
-      if (pending == 0) break;
-      absl::SleepFor(absl::Milliseconds(50));
-    }
-    return pending;
   }
 
   uint64_t PendingInStore() {

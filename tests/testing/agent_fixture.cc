@@ -122,4 +122,26 @@ std::vector<std::string> AgentSinkTest::CommitEvents(int n, int keys,
   return ids;
 }
 
+uint64_t AgentSinkTest::DrainUntilEmpty(Agent* agent, int rounds) {
+  uint64_t pending = 0;
+  for (int i = 0; i < rounds; ++i) {
+    auto drained = agent->Drain();
+    EXPECT_TRUE(drained.ok()) << drained.status();
+    pending = drained.ok() ? *drained : ~uint64_t{0};
+    if (pending == 0) break;
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  return pending;
+}
+
+int PayloadN(const std::string& body) {
+  const size_t at = body.find("\"n\":");
+  int n = -1;
+  if (at != std::string::npos) {
+    (void)absl::SimpleAtoi(body.substr(at + 4, body.find('}', at) - at - 4),
+                           &n);
+  }
+  return n;
+}
+
 }  // namespace outbox::testing

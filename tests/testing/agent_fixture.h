@@ -55,6 +55,10 @@ class AgentSinkTest : public ::testing::Test {
   std::vector<std::string> CommitEvents(int n, int keys = 0,
                                         const std::string& type = "sale");
 
+  // Drains until nothing is pending or `rounds` drains did not get there
+  // (a hang guard: ~100 s at 50 ms a round); returns what is pending.
+  uint64_t DrainUntilEmpty(Agent* agent, int rounds = 2000);
+
   std::string SecretFile(const std::string& secret) const;
 
   TempDir dir_;
@@ -65,6 +69,9 @@ class AgentSinkTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
   std::vector<LogRecord> agent_log_;  // what MakeAgent's agents logged
 };
+
+// The "n" of a CommitEvents payload {"key":"k3","n":17}; -1 if none.
+int PayloadN(const std::string& body);
 
 }  // namespace outbox::testing
 
