@@ -7,6 +7,8 @@
 // once). Waits are bounded only to catch hangs; nothing asserts on how fast
 // anything was.
 
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -44,7 +46,8 @@ class AgentKafkaTest : public testing::AgentSinkTest {
   }
 
   // Destination "stream" on the mock cluster, every type routed to it.
-  std::string KafkaConfig() const {
+  // `agent_extra` goes inside the `agent` block.
+  std::string KafkaConfig(const std::string& agent_extra = "") const {
     return absl::StrCat(R"(
       destinations {
         name: "stream"
@@ -57,7 +60,8 @@ class AgentKafkaTest : public testing::AgentSinkTest {
       }
       routes { event_type: "*" destination: "stream" }
       retry { base_delay: "50ms" max_delay: "400ms" }
-      agent { probe_interval_min: "100ms" probe_interval_max: "500ms" }
+      agent { probe_interval_min: "100ms" probe_interval_max: "500ms" )",
+                        agent_extra, R"( }
     )");
   }
 
@@ -173,6 +177,22 @@ TEST_F(AgentKafkaTest, RetriableBrokerErrorIsWrittenOnce) {
   const std::vector<ConsumedMessage> got = Log();
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(Header(got[0], "event-id"), ids[0]);
+}
+
+TEST_F(AgentKafkaTest, MetricsNameTheDestinationsKind) {
+  const std::string path = dir_.Sub("outbox.prom");
+  auto agent =
+      MakeAgent(KafkaConfig(absl::StrCat("metrics_file: \"", path, "\"")));
+  ASSERT_NE(agent, nullptr);
+  ASSERT_OUTBOX_OK(agent->Drain());  // writes the metrics file
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_NE(
+      text.find(
+          "outbox_destination_info{destination=\"stream\",kind=\"kafka\"} 1"),
+      std::string::npos)
+      << text;
 }
 
 TEST_F(AgentKafkaTest, ATypeThatMakesNoTopicIsDeadLetteredUnsent) {
