@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "agent/delivery.h"
+#include "agent/kafka_sender.h"
 #include "agent/mqtt_sender.h"
 #include "lib/crash_points.h"
 #include "lib/status_macros.h"
@@ -24,6 +25,24 @@ std::vector<std::string> DestinationNames(const AgentConfig& config) {
   std::vector<std::string> names;
   for (const Destination& d : config.destinations) names.push_back(d.name);
   return names;
+}
+
+// Makes the sender of one destination of a kind that has one sender per
+// destination (a broker connection or a producer each).
+using SenderFactory =
+    absl::StatusOr<std::unique_ptr<Sender>> (*)(const Destination&);
+
+// Null for HTTP: every HTTP destination shares one sender (one curl multi).
+SenderFactory FactoryFor(Destination::Kind kind) {
+  switch (kind) {
+    case Destination::Kind::kHttp:
+      return nullptr;
+    case Destination::Kind::kMqtt:
+      return NewMqttSender;
+    case Destination::Kind::kKafka:
+      return NewKafkaSender;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -79,12 +98,11 @@ absl::Status AgentImpl::Init() {
     if (d.batch.enabled) {
       batch_extra_ = std::max(batch_extra_, d.batch.max_events - 1);
     }
-  }
-  for (const Destination& d : config_.destinations) {
-    if (d.kind != Destination::Kind::kMqtt) continue;
-    OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Sender> mqtt, NewMqttSender(d));
-    senders_.push_back(mqtt.get());
-    brokers_[d.name] = std::move(mqtt);
+    const SenderFactory factory = FactoryFor(d.kind);
+    if (factory == nullptr) continue;  // HTTP: the shared sender above
+    OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Sender> sender, factory(d));
+    senders_.push_back(sender.get());
+    brokers_[d.name] = std::move(sender);
   }
   OUTBOX_ASSIGN_OR_RETURN(poller_, Poller::Create());
   OUTBOX_ASSIGN_OR_RETURN(wakeup_, Wakeup::Create());

@@ -63,7 +63,7 @@ class AgentMetrics {
   // One destination's state when the file is written.
   struct DestinationState {
     std::string name;
-    std::string kind;  // "http" or "mqtt": the `kind` label
+    std::string kind;  // "http", "mqtt" or "kafka": the `kind` label
     Reachability::Snapshot snapshot;
   };
 

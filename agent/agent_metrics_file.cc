@@ -14,6 +14,22 @@
 #include "platform/atomic_file.h"
 
 namespace outbox {
+namespace {
+
+// The `kind` label of outbox_destination_info.
+const char* KindLabel(Destination::Kind kind) {
+  switch (kind) {
+    case Destination::Kind::kHttp:
+      return "http";
+    case Destination::Kind::kMqtt:
+      return "mqtt";
+    case Destination::Kind::kKafka:
+      return "kafka";
+  }
+  return "http";
+}
+
+}  // namespace
 
 void AgentImpl::WriteMetricsIfDue(absl::Time steady) {
   if (config_.agent.metrics_file.empty()) {
@@ -64,8 +80,7 @@ void AgentImpl::WriteMetrics() {
     const absl::Time steady = Steady();
     for (const Destination& d : config_.destinations) {
       destinations.push_back(
-          {d.name, d.kind == Destination::Kind::kMqtt ? "mqtt" : "http",
-           reachability_.Of(d.name, steady)});
+          {d.name, KindLabel(d.kind), reachability_.Of(d.name, steady)});
     }
     s = WriteFileAtomically(
         path, RenderPrometheusText(

@@ -24,6 +24,7 @@
 #include "agent/workflow/spec.h"
 #include "outbox/http_transport.h"
 #include "outbox/options.h"
+#include "platform/kafka_producer.h"
 
 namespace outbox {
 
@@ -42,6 +43,25 @@ struct MqttSettings {
   absl::Duration session_expiry = absl::Hours(168);
 };
 
+// How a destination produces to Kafka, validated. Field meanings and
+// defaults are those of outbox.config.Kafka.
+struct KafkaSettings {
+  // A fixed topic, or a template over {type} (KafkaTopicFor).
+  std::string topic;
+  // bootstrap_servers, security, SASL (the password read from
+  // password_file; never logged) and message_timeout. Its `tls` is left
+  // unset: the destination's `tls` applies.
+  KafkaOptions producer;
+};
+
+// The topic `topic_template` (outbox.config.Kafka.topic) names for an event
+// of type `type`: every "{type}" replaced by it. Errors: kInvalidArgument
+// when the result is not a Kafka topic name (1..249 characters of
+// [A-Za-z0-9._-]) or the template has another placeholder; the message
+// quotes neither the type nor the topic.
+absl::StatusOr<std::string> KafkaTopicFor(absl::string_view topic_template,
+                                          absl::string_view type);
+
 // How a destination batches, validated. Field meanings and defaults are those
 // of outbox.config.Batch.
 struct BatchSettings {
@@ -54,14 +74,17 @@ struct BatchSettings {
 // One receiver of events, validated. Field meanings and defaults are those of
 // outbox.config.Destination.
 struct Destination {
-  enum class Kind { kHttp, kMqtt };
+  enum class Kind { kHttp, kMqtt, kKafka };
   Kind kind = Kind::kHttp;
   std::string name;
   // kHttp: http:// or https://, without credentials. kMqtt: the broker,
-  // "mqtt://host:port" or "mqtts://host:port", for logs.
+  // "mqtt://host:port" or "mqtts://host:port", for logs. kKafka:
+  // "kafka://" and the bootstrap servers, for logs.
   std::string url;
   // kMqtt only.
   MqttSettings mqtt;
+  // kKafka only.
+  KafkaSettings kafka;
   // kHttp only.
   BatchSettings batch;
   // Every secret of the secrets file, in file order; each delivery is signed

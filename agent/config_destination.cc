@@ -250,6 +250,42 @@ absl::Status ParseBatch(const Checker& c, const Node& node,
 
 }  // namespace
 
+absl::Status RejectHttpFields(const Checker& c, const Node& node,
+                              absl::string_view kind) {
+  const auto& in = static_cast<const config::Destination&>(*node.message);
+  const struct {
+    absl::string_view field;
+    bool set;
+  } http_only[] = {
+      {"url", !in.url().empty()},
+      {"secrets_file", !in.secrets_file().empty()},
+      {"timeout", !in.timeout().empty()},
+      {"headers", !in.headers().empty()},
+      {"header_files", !in.header_files().empty()},
+      {"proxy", !in.proxy().empty()},
+  };
+  for (const auto& f : http_only) {
+    if (!f.set) continue;
+    return c.Error(node, f.field, -1,
+                   absl::StrCat("is an HTTP setting and does not apply to a",
+                                kind == "mqtt" ? "n" : "", " `", kind,
+                                "` destination; remove one of the two"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadPasswordFile(const Checker& c, const Node& node,
+                              absl::string_view field, const std::string& path,
+                              std::string* out) {
+  absl::StatusOr<std::string> resolved = c.Resolve(path);
+  absl::StatusOr<std::string> password =
+      resolved.ok() ? config_files::ReadHeaderValueFile(*resolved)
+                    : resolved.status();
+  if (!password.ok()) return c.Wrap(node, field, password.status());
+  *out = *std::move(password);
+  return absl::OkStatus();
+}
+
 bool IsName(absl::string_view name) {
   return !name.empty() && name.size() <= 64 &&
          std::all_of(name.begin(), name.end(), [](char ch) {
@@ -269,13 +305,19 @@ absl::Status ParseDestination(const Checker& c, const Node& node,
                                 "\" is not a name: 1..64 characters of "
                                 "[A-Za-z0-9_.-] are required"));
   }
+  if (in.has_mqtt() && in.has_kafka()) {
+    return c.Error(node, "kafka", -1,
+                   "and `mqtt` are both set; a destination is one of the two");
+  }
+  if ((in.has_mqtt() || in.has_kafka()) && in.has_batch()) {
+    return c.Error(node, "batch", -1,
+                   "applies to HTTP destinations only (each MQTT publish "
+                   "and each Kafka record is one event)");
+  }
   if (in.has_mqtt()) {
-    if (in.has_batch()) {
-      return c.Error(node, "batch", -1,
-                     "applies to HTTP destinations only (each MQTT publish "
-                     "is one event)");
-    }
     OUTBOX_RETURN_IF_ERROR(ParseMqttDestination(c, node, out));
+  } else if (in.has_kafka()) {
+    OUTBOX_RETURN_IF_ERROR(ParseKafkaDestination(c, node, out));
   } else {
     OUTBOX_RETURN_IF_ERROR(ParseHttpDestination(c, node, out));
     if (in.has_batch()) {

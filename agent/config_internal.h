@@ -108,6 +108,23 @@ bool IsName(absl::string_view name);
 absl::Status ParseDestination(const Checker& checker, const Node& node,
                               const RetryPolicy& global, Destination* out);
 
+// The HTTP-only fields of `node` (an outbox.config.Destination): an error
+// naming the first one set, beside the `kind` ("mqtt", "kafka") part.
+absl::Status RejectHttpFields(const Checker& checker, const Node& node,
+                              absl::string_view kind);
+
+// Reads the password file `path` (field `field` of `node`; one line, private
+// to its owner) into `*out`. Errors name the field, never the password.
+absl::Status ReadPasswordFile(const Checker& checker, const Node& node,
+                              absl::string_view field, const std::string& path,
+                              std::string* out);
+
+// Validates the `kafka` part of `node` (an outbox.config.Destination with
+// `kafka` set) into `*out` (config_kafka.cc), rejecting fields that do not
+// apply.
+absl::Status ParseKafkaDestination(const Checker& checker, const Node& node,
+                                   Destination* out);
+
 // Validates the `mqtt` part of `node` (an outbox.config.Destination with
 // `mqtt` set) into `*out` (config_mqtt.cc), rejecting HTTP-only fields.
 absl::Status ParseMqttDestination(const Checker& checker, const Node& node,

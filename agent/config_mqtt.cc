@@ -78,29 +78,6 @@ bool IsClientId(absl::string_view id) {
          });
 }
 
-// The HTTP-only fields, rejected beside `mqtt`.
-absl::Status RejectHttpFields(const Checker& c, const Node& node) {
-  const auto& in = static_cast<const config::Destination&>(*node.message);
-  const struct {
-    absl::string_view field;
-    bool set;
-  } http_only[] = {
-      {"url", !in.url().empty()},
-      {"secrets_file", !in.secrets_file().empty()},
-      {"timeout", !in.timeout().empty()},
-      {"headers", !in.headers().empty()},
-      {"header_files", !in.header_files().empty()},
-      {"proxy", !in.proxy().empty()},
-  };
-  for (const auto& f : http_only) {
-    if (!f.set) continue;
-    return c.Error(node, f.field, -1,
-                   "is an HTTP setting and does not apply to an `mqtt` "
-                   "destination; remove one of the two");
-  }
-  return absl::OkStatus();
-}
-
 absl::Status ParseMqttSession(const Checker& c, const Node& node,
                               MqttSettings* out) {
   absl::Duration keepalive = absl::Seconds(out->keepalive_seconds);
@@ -125,7 +102,7 @@ absl::Status ParseMqttSession(const Checker& c, const Node& node,
 
 absl::Status ParseMqttDestination(const Checker& c, const Node& node,
                                   Destination* out) {
-  OUTBOX_RETURN_IF_ERROR(RejectHttpFields(c, node));
+  OUTBOX_RETURN_IF_ERROR(RejectHttpFields(c, node, "mqtt"));
   const Node mqtt = c.Child(node, "mqtt", -1);
   const auto& in = static_cast<const config::Mqtt&>(*mqtt.message);
   out->kind = Destination::Kind::kMqtt;
@@ -160,11 +137,8 @@ absl::Status ParseMqttDestination(const Checker& c, const Node& node,
   m.topic = in.topic();
   m.username = in.username();
   if (!in.password_file().empty()) {
-    absl::StatusOr<std::string> path = c.Resolve(in.password_file());
-    absl::StatusOr<std::string> password =
-        path.ok() ? config_files::ReadHeaderValueFile(*path) : path.status();
-    if (!password.ok()) return c.Wrap(mqtt, "password_file", password.status());
-    m.password = *std::move(password);
+    OUTBOX_RETURN_IF_ERROR(ReadPasswordFile(c, mqtt, "password_file",
+                                            in.password_file(), &m.password));
   }
   return ParseMqttSession(c, mqtt, &m);
 }

@@ -138,11 +138,13 @@ absl::Status ParseTarget(const Checker& c, const Node& node,
   }
   if (d->kind != Destination::Kind::kHttp) {
     // A step's result is its HTTP answer (status, body), and a revert is a
-    // request of its own: a broker's PUBACK carries neither.
+    // request of its own: a broker's PUBACK or delivery report carries
+    // neither.
     return c.Error(node, "destination", -1,
-                   absl::StrCat("\"", in.destination(),
-                                "\" is an MQTT destination; workflow steps "
-                                "need HTTP ones"));
+                   absl::StrCat("\"", in.destination(), "\" is ",
+                                d->kind == Destination::Kind::kMqtt ? "an MQTT"
+                                                                    : "a Kafka",
+                                " destination; workflow steps need HTTP ones"));
   }
   out->choice.destination = in.destination();
   for (int i = 0; i < in.when_size(); ++i) {

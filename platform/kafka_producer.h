@@ -8,7 +8,7 @@
 // Shaped like MqttPublisher (platform/mqtt_publisher.h): one pollable fd(),
 // Process() when it is readable, each message's outcome reported once by
 // its tag. Built only when CMake finds librdkafka (OUTBOX_WITH_KAFKA); the
-// agent does not use it yet (issue 14).
+// agent's Kafka destinations use it (agent/kafka_sender.h).
 //
 // Guarantees:
 //   - the producer is idempotent (enable.idempotence=true, acks=all): a

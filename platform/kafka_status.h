@@ -5,8 +5,8 @@
 // the codes the agent acts on: OK (delivered), kUnavailable (retry later,
 // same event id; for the cluster: unreachable, not an attempt),
 // kInvalidArgument and kPermissionDenied (rejected for good: dead-letter),
-// kNotFound (the topic does not exist: pause the destination, like an
-// HTTP 404), kFailedPrecondition (fix the TLS or SASL settings, or create a
+// kNotFound (the topic does not exist: the agent holds the destination's
+// events, not as attempts, until it does), kFailedPrecondition (fix the TLS or SASL settings, or create a
 // new producer, first).
 
 #ifndef OUTBOX_PLATFORM_KAFKA_STATUS_H_

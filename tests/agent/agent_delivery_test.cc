@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/testing/agent_fixture.h"
@@ -21,6 +20,8 @@
 
 namespace outbox {
 namespace {
+
+using testing::PayloadN;
 
 class AgentDeliveryTest : public testing::AgentSinkTest {
  protected:

@@ -14,7 +14,6 @@
 #include <thread>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
@@ -28,6 +27,7 @@ namespace {
 
 using testing::MosquittoBroker;
 using testing::MqttRecorder;
+using testing::PayloadN;
 using testing::ReceivedMessage;
 
 std::string Property(const ReceivedMessage& m, const std::string& name) {
