@@ -136,12 +136,8 @@ bool AgentImpl::SendBatch(std::vector<PendingEvent> batch,
     // Refused by the transport itself: sending it again cannot help (as
     // for one event, Send()).
     for (PendingEvent& e : batch) {
-      dead_reasons_[e.seq] = AgentMetrics::DeadReason::kUnsendable;
-      Settlement s;
-      s.kind = Settlement::Kind::kDeadLetterUnsent;
-      s.event = std::move(e);
-      s.reason = absl::StrCat("cannot be sent: ", started.message());
-      settled_.push_back(std::move(s));
+      DeadLetterUnsent(std::move(e), AgentMetrics::DeadReason::kUnsendable,
+                       absl::StrCat("cannot be sent: ", started.message()));
     }
     return true;
   }

@@ -403,12 +403,8 @@ absl::Status AgentImpl::StartDueEvents() {
     absl::StatusOr<const Destination*> destination =
         Route(config_, event.type, event.destination);
     if (!destination.ok()) {
-      dead_reasons_[event.seq] = AgentMetrics::DeadReason::kNoRoute;
-      Settlement s;
-      s.kind = Settlement::Kind::kDeadLetterUnsent;
-      s.event = std::move(event);
-      s.reason = std::string(destination.status().message());
-      settled_.push_back(std::move(s));
+      DeadLetterUnsent(std::move(event), AgentMetrics::DeadReason::kNoRoute,
+                       std::string(destination.status().message()));
       continue;
     }
     if ((*destination)->batch.enabled) {
@@ -460,12 +456,8 @@ bool AgentImpl::Send(PendingEvent event, const Destination& destination,
     // The sender refused this event itself (e.g. a Content-Type with a line
     // break, a type that makes no MQTT topic): sending it again cannot
     // help.
-    dead_reasons_[event.seq] = AgentMetrics::DeadReason::kUnsendable;
-    Settlement s;
-    s.kind = Settlement::Kind::kDeadLetterUnsent;
-    s.event = std::move(event);
-    s.reason = absl::StrCat("cannot be sent: ", started.message());
-    settled_.push_back(std::move(s));
+    DeadLetterUnsent(std::move(event), AgentMetrics::DeadReason::kUnsendable,
+                     absl::StrCat("cannot be sent: ", started.message()));
     return true;
   }
   if (!never_left) ++stats_.requests;
@@ -481,6 +473,17 @@ bool AgentImpl::Send(PendingEvent event, const Destination& destination,
     HandleResult(unsent);
   }
   return true;
+}
+
+void AgentImpl::DeadLetterUnsent(PendingEvent event,
+                                 AgentMetrics::DeadReason why,
+                                 std::string reason) {
+  dead_reasons_[event.seq] = why;
+  Settlement s;
+  s.kind = Settlement::Kind::kDeadLetterUnsent;
+  s.event = std::move(event);
+  s.reason = std::move(reason);
+  settled_.push_back(std::move(s));
 }
 
 absl::Status AgentImpl::PauseIfDiskFull(const absl::Status& s) {
