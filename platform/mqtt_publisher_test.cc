@@ -1,8 +1,7 @@
 // Copyright (c) edge-outbox authors.
 //
 // MqttPublisher against the real mosquitto broker on a free loopback port,
-// with a subscriber recording what reaches it (tests/testing/
-// mosquitto_broker.h).
+// with a subscriber recording what reaches it (tools/recorder/).
 
 #include "platform/mqtt_publisher.h"
 
@@ -13,18 +12,18 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/testing/mosquitto_broker.h"
+#include "tests/testing/mqtt_drive.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_certs.h"
 
 namespace outbox {
 namespace {
 
-using ::outbox::testing::BrokerConfig;
+using ::outbox::recorder::BrokerConfig;
+using ::outbox::recorder::MosquittoBroker;
+using ::outbox::recorder::MqttRecorder;
+using ::outbox::recorder::ReceivedMessage;
 using ::outbox::testing::DriveUntil;
-using ::outbox::testing::MosquittoBroker;
-using ::outbox::testing::MqttRecorder;
-using ::outbox::testing::ReceivedMessage;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::Pair;
@@ -56,8 +55,13 @@ class MqttPublisherTest : public ::testing::Test {
   }
   void StartRecorder(const std::string& user = "",
                      const std::string& password = "") {
+    recorder::MqttRecorderOptions options;
+    options.port = broker_->plain_port();
+    options.filter = "fleet/#";
+    options.user = user;
+    options.password = password;
     absl::StatusOr<std::unique_ptr<MqttRecorder>> recorder =
-        MqttRecorder::Start(broker_->plain_port(), "fleet/#", user, password);
+        MqttRecorder::Start(options);
     ASSERT_TRUE(recorder.ok()) << recorder.status();
     recorder_ = std::move(*recorder);
   }

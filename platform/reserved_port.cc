@@ -31,4 +31,15 @@ absl::StatusOr<std::unique_ptr<ReservedPort>> ReservedPort::Reserve() {
       new ReservedPort(std::move(fd), ntohs(addr.sin_port)));
 }
 
+bool LoopbackPortAccepts(int port) {
+  ScopedFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return false;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  return connect(fd.get(), reinterpret_cast<sockaddr*>(&addr),
+                 sizeof(addr)) == 0;
+}
+
 }  // namespace outbox

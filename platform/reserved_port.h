@@ -37,6 +37,11 @@ class ReservedPort {
   const int port_;
 };
 
+// True if something accepts TCP connections on 127.0.0.1:`port` now (a
+// connect succeeds; the connection is closed at once). For waiting until a
+// child process listens on a port it was told to use.
+bool LoopbackPortAccepts(int port);
+
 }  // namespace outbox
 
 #endif  // OUTBOX_PLATFORM_RESERVED_PORT_H_

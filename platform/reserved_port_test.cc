@@ -58,5 +58,21 @@ TEST(ReservedPortTest, OthersCannotBindUntilReleased) {
   EXPECT_EQ(ConnectError((*reserved)->port()), 0);
 }
 
+TEST(ReservedPortTest, LoopbackPortAcceptsOnlyOnceSomethingListens) {
+  auto reserved = ReservedPort::Reserve();
+  ASSERT_TRUE(reserved.ok()) << reserved.status();
+  const int port = (*reserved)->port();
+  EXPECT_FALSE(LoopbackPortAccepts(port));
+  (*reserved)->Release();
+  const sockaddr_in addr = Loopback(port);
+  ScopedFd listener(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  ASSERT_EQ(bind(listener.get(), reinterpret_cast<const sockaddr*>(&addr),
+                 sizeof(addr)),
+            0);
+  EXPECT_FALSE(LoopbackPortAccepts(port));  // bound, not listening
+  ASSERT_EQ(listen(listener.get(), 1), 0);
+  EXPECT_TRUE(LoopbackPortAccepts(port));
+}
+
 }  // namespace
 }  // namespace outbox

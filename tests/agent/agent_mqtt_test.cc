@@ -18,17 +18,19 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "tests/testing/agent_fixture.h"
-#include "tests/testing/mosquitto_broker.h"
 #include "tests/testing/status.h"
 #include "tests/testing/test_certs.h"
+#include "tools/recorder/mosquitto_broker.h"
+#include "tools/recorder/mqtt_recorder.h"
 
 namespace outbox {
 namespace {
 
-using testing::MosquittoBroker;
-using testing::MqttRecorder;
+using recorder::BrokerConfig;
+using recorder::MosquittoBroker;
+using recorder::MqttRecorder;
+using recorder::ReceivedMessage;
 using testing::PayloadN;
-using testing::ReceivedMessage;
 
 std::string Property(const ReceivedMessage& m, const std::string& name) {
   for (const auto& [n, v] : m.user_properties) {
@@ -41,15 +43,18 @@ using testing::PayloadN;
 
 class AgentMqttTest : public testing::AgentSinkTest {
  protected:
-  void StartBroker(const testing::BrokerConfig& config = {}) {
+  void StartBroker(const BrokerConfig& config = {}) {
     auto broker = MosquittoBroker::Start(dir_.Sub(""), config);
     ASSERT_OUTBOX_OK(broker);
     broker_ = std::move(*broker);
   }
 
   void StartRecorder(const std::string& client_id = "") {
-    auto recorder = MqttRecorder::Start(broker_->plain_port(), "fleet/#", "",
-                                        "", client_id);
+    recorder::MqttRecorderOptions options;
+    options.port = broker_->plain_port();
+    options.filter = "fleet/#";
+    options.client_id = client_id;
+    auto recorder = MqttRecorder::Start(options);
     ASSERT_OUTBOX_OK(recorder);
     recorder_ = std::move(*recorder);
   }
@@ -176,7 +181,7 @@ TEST_F(AgentMqttTest, BrokerDownIsNotAnAttemptAndDeliversOnceItIsBack) {
 // event at least once, each copy under the same id with the same body, and
 // each key's events first arrive in commit order.
 TEST_F(AgentMqttTest, BrokerStoppedMidDrainLosesNothing) {
-  testing::BrokerConfig config;
+  BrokerConfig config;
   config.persistence = true;
   ASSERT_NO_FATAL_FAILURE(StartBroker(config));
   ASSERT_NO_FATAL_FAILURE(StartRecorder("recorder"));
@@ -232,7 +237,7 @@ TEST_F(AgentMqttTest, BrokerStoppedMidDrainLosesNothing) {
 // comes). A variant that took a lost connection for a PUBACK retries
 // nothing, and fails here.
 TEST_F(AgentMqttTest, PublishesTheBrokerNeverAcknowledgedAreSentAgain) {
-  testing::BrokerConfig config;
+  BrokerConfig config;
   config.persistence = true;
   ASSERT_NO_FATAL_FAILURE(StartBroker(config));
   ASSERT_NO_FATAL_FAILURE(StartRecorder("recorder"));
@@ -286,7 +291,7 @@ TEST_F(AgentMqttTest, PublishesTheBrokerNeverAcknowledgedAreSentAgain) {
 }
 
 TEST_F(AgentMqttTest, RefusingPubackDeadLettersTheEvent) {
-  testing::BrokerConfig config;
+  BrokerConfig config;
   config.acl = "topic readwrite other/#";  // fleet/# is not allowed
   ASSERT_NO_FATAL_FAILURE(StartBroker(config));
   CommitEvents(1);
@@ -317,7 +322,7 @@ class AgentMqttTlsTest : public AgentMqttTest {
   void SetUp() override {
     AgentMqttTest::SetUp();
     ASSERT_OUTBOX_OK(testing::MakeTestCerts(dir_.path(), &certs_));
-    testing::BrokerConfig config;
+    BrokerConfig config;
     config.ca_file = certs_.ca_cert;
     config.cert_file = certs_.server_cert;
     config.key_file = certs_.server_key;

@@ -15,8 +15,9 @@
 
 #include "gtest/gtest.h"
 #include "tests/kill/pos_sim_kill_fixture.h"
-#include "tests/testing/mosquitto_broker.h"
 #include "tests/testing/status.h"
+#include "tools/recorder/mosquitto_broker.h"
+#include "tools/recorder/mqtt_recorder.h"
 
 namespace outbox::testing {
 namespace {
@@ -41,6 +42,10 @@ std::string WriteMqttAgentConfig(const std::string& dir, int port) {
   return path;
 }
 
+using recorder::BrokerConfig;
+using recorder::MosquittoBroker;
+using recorder::MqttRecorder;
+
 TEST_F(PosSimKillTest,
        MqttAcknowledgedSalesAreDeliveredOnceInOrderUnderSigkill) {
   BrokerConfig config;
@@ -48,11 +53,16 @@ TEST_F(PosSimKillTest,
   auto broker = MosquittoBroker::Start(dir_, config);
   ASSERT_OUTBOX_OK(broker);
   const std::string log = dir_ + "/recorder.log";
-  auto recorder = MqttRecorder::Start((*broker)->plain_port(), "pos/#", "", "",
-                                      "soak-recorder", log);
+  recorder::MqttRecorderOptions options;
+  options.port = (*broker)->plain_port();
+  options.filter = "pos/#";
+  options.client_id = "soak-recorder";
+  options.log_path = log;
+  auto recorder = MqttRecorder::Start(options);
   ASSERT_OUTBOX_OK(recorder);
   SoakAndAudit(WriteMqttAgentConfig(dir_, (*broker)->port()), log,
                /*default_kills=*/25, /*signed_requests=*/false);
+  EXPECT_OUTBOX_OK((*recorder)->log_status());
   recorder->reset();
   EXPECT_OUTBOX_OK((*broker)->Stop());
 }
