@@ -34,7 +34,7 @@
 //          [counter_wrong, committed_not_delivered, beyond_counter,
 //          not_drained]
 //   5. Commit order per till: sale n is first sent only after sale n-1 was
-//      answered 2xx.                                          [order_broken]
+//      answered 2xx, or behind it in the same batch.          [order_broken]
 //   Also: each sale is acknowledged at most once and within the sales
 //   [acknowledged_twice, acknowledged_out_of_range], every request is a sale
 //   of the till [not_a_sale_event] and its signature valid [bad_signature].
@@ -44,9 +44,11 @@
 // acknowledged and committed without a line, the sink's requests, 2xx
 // answers, duplicates, resends, drops and failures, and violations.
 //
-// pos_sim_mqtt_kill_test.cc runs the same soak and audit with the events
-// going to an MQTT 5 broker. Environment: OUTBOX_KILL_SOAK_KILLS (default
-// 50; the `soak` ctest entry sets 500), OUTBOX_KILL_SOAK_SEED (default:
+// The batched test below runs it with batched requests;
+// pos_sim_mqtt_kill_test.cc and pos_sim_kafka_kill_test.cc run the same
+// soak and audit with the events going to an MQTT 5 broker and to Kafka.
+// Environment: OUTBOX_KILL_SOAK_KILLS (default 50, batched 25; the `soak`
+// ctest entries set 500), OUTBOX_KILL_SOAK_SEED (default:
 // random, printed; replays the kill plan, not the exact timing),
 // OUTBOX_KILL_SOAK_DIR (run there and keep the store and logs for
 // inspection).
