@@ -24,6 +24,7 @@ packages=(
   python3                 # tests/usage/help_blocks.py: the README's CLI reference
   systemd                 # systemd-analyze verify, systemd-sysusers (tests/dist)
   clang libclang-rt-14-dev  # libFuzzer + ASan/UBSan runtimes (tests/fuzz)
+  qemu-utils              # qemu-io, the NBD client of tests/vm's lossy-disk tests
 )
 
 log() { echo "install-deps: $*"; }

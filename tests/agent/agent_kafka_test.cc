@@ -26,13 +26,6 @@ using testing::ConsumedMessage;
 using testing::MockKafkaCluster;
 using testing::PayloadN;
 
-std::string Header(const ConsumedMessage& m, const std::string& name) {
-  for (const auto& [n, v] : m.headers) {
-    if (n == name) return v;
-  }
-  return "";
-}
-
 class AgentKafkaTest : public testing::AgentSinkTest {
  protected:
   static constexpr char kTopic[] = "pos.sale";
@@ -86,9 +79,9 @@ TEST_F(AgentKafkaTest, EventsArriveWithTheirKeyAndHeaders) {
   for (size_t i = 0; i < got.size(); ++i) {
     EXPECT_TRUE(got[i].has_key);
     EXPECT_EQ(got[i].key, "k0");
-    EXPECT_EQ(Header(got[i], "event-id"), ids[i]);
-    EXPECT_EQ(Header(got[i], "event-type"), "sale");
-    EXPECT_EQ(Header(got[i], "content-type"), "application/json");
+    EXPECT_EQ(got[i].Header("event-id"), ids[i]);
+    EXPECT_EQ(got[i].Header("event-type"), "sale");
+    EXPECT_EQ(got[i].Header("content-type"), "application/json");
     EXPECT_EQ(PayloadN(got[i].payload), static_cast<int>(i));
   }
   EXPECT_EQ(agent->stats().delivered, 3u);
@@ -143,7 +136,7 @@ TEST_F(AgentKafkaTest, BrokersDownAreNotAttemptsAndDeliverOnceTheyAreBack) {
   cluster_->SetBrokersUp();
   EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
   std::vector<std::string> got;
-  for (const ConsumedMessage& m : Log()) got.push_back(Header(m, "event-id"));
+  for (const ConsumedMessage& m : Log()) got.push_back(m.Header("event-id"));
   EXPECT_EQ(got, ids);
   EXPECT_EQ(agent->stats().retries_scheduled, 0u);
 }
@@ -176,7 +169,7 @@ TEST_F(AgentKafkaTest, RetriableBrokerErrorIsWrittenOnce) {
   EXPECT_EQ(agent->stats().retries_scheduled, 0u);  // librdkafka retried
   const std::vector<ConsumedMessage> got = Log();
   ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(Header(got[0], "event-id"), ids[0]);
+  EXPECT_EQ(got[0].Header("event-id"), ids[0]);
 }
 
 TEST_F(AgentKafkaTest, MetricsNameTheDestinationsKind) {

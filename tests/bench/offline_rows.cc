@@ -4,6 +4,8 @@
 // port) while the agent runs. With N pending against an empty store: the
 // agent's CPU while idle, and what a commit costs the committing thread
 // while the agent runs (commits paced at 50/s, as outbox-pos-sim --rate 50).
+// Once more with N pending for a batching destination (batches of 100),
+// whose wake-ups read an event's followers to fill a batch.
 
 #include <algorithm>
 #include <memory>
@@ -57,14 +59,17 @@ absl::Status PacedCommits(Store& store, const Scale& scale,
 // Runs the agent offline over the store at `path`. With a `backlog` it
 // first waits until the agent has found the destination unreachable; an
 // empty store gives it nothing to send, so nothing to find out.
+// `batch`: what goes in the destination's batch block; "" for none.
 absl::StatusOr<OfflineFigures> MeasureOffline(const std::string& path,
                                               bool backlog,
+                                              const std::string& batch,
                                               const Scale& scale) {
   OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Store> store,
                           OpenBenchStore(path, /*sync=*/true));
   OUTBOX_ASSIGN_OR_RETURN(
       std::unique_ptr<BackgroundAgent> agent,
-      BackgroundAgent::Start(store.get(), AgentConfig(kUnreachableUrl, "", 8)));
+      BackgroundAgent::Start(store.get(),
+                             AgentConfig(kUnreachableUrl, "", 8, batch)));
   if (backlog) {
     OUTBOX_RETURN_IF_ERROR(agent->WaitOffline(absl::Seconds(60)));
   } else {
@@ -119,13 +124,21 @@ absl::Status RunOfflineRows(const Scale& scale, const std::string& dir,
                             Table* table) {
   const std::string empty = dir + "/offline-empty";
   OUTBOX_ASSIGN_OR_RETURN(OfflineFigures none,
-                          MeasureOffline(empty, false, scale));
+                          MeasureOffline(empty, false, "", scale));
   OUTBOX_ASSIGN_OR_RETURN(std::string pending, PendingStore(dir, scale.events));
   OUTBOX_ASSIGN_OR_RETURN(OfflineFigures full,
-                          MeasureOffline(pending, true, scale));
+                          MeasureOffline(pending, true, "", scale));
+  const std::string batched = dir + "/offline-batched";
+  OUTBOX_RETURN_IF_ERROR(FillStore(batched, scale.events));
+  OUTBOX_ASSIGN_OR_RETURN(
+      OfflineFigures full_batched,
+      MeasureOffline(batched, true, "max_events: 100", scale));
   AddRows("offline.empty", "empty store", none, scale, true, table);
   AddRows("offline.full", absl::StrCat(scale.events, " pending"), full, scale,
           false, table);
+  AddRows("offline.full_batched",
+          absl::StrCat(scale.events, " pending, batches of 100"), full_batched,
+          scale, false, table);
   return absl::OkStatus();
 }
 

@@ -80,7 +80,12 @@ void PrintAudit(const audit::AuditReport& report) {
             << ", acknowledged " << report.acknowledged
             << ", committed but never acknowledged "
             << report.committed_unacknowledged
-            << "\n[kill soak] receiver: " << report.requests << " requests, "
+            << "\n[kill soak] receiver: " << report.requests
+            << (report.batch_requests > 0
+                    ? absl::StrCat(" events received (", report.batched_requests,
+                                   " of them in ", report.batch_requests,
+                                   " batches), ")
+                    : " requests, ")
             << report.deliveries << " answered 2xx, " << report.duplicates
             << " duplicates, " << report.resends << " resends, " << report.drops
             << " drops, " << report.failures

@@ -99,8 +99,12 @@ absl::Status PosSimSoak::Run() {
   int kills = 0;
   // A run ends without its kill only when the simulator exits first, which
   // the plans make rare; this bounds the loop if that stops being rare.
-  const int max_starts = 3 * options_.kills + 20;
-  while (kills < options_.kills) {
+  const int max_starts = 6 * options_.kills + 20;
+  // A phase that got no kill in `kills` gets up to as many again, each
+  // aimed at a phase without one (NextPlan): a short soak on a loaded
+  // machine can keep missing a narrow window, and would then test less.
+  while (kills < options_.kills ||
+         (!AllPhasesLanded() && kills < 2 * options_.kills)) {
     if (static_cast<int>(runs_.size()) >= max_starts) {
       return absl::FailedPreconditionError(
           absl::StrCat("only ", kills, " of ", runs_.size(),
@@ -123,8 +127,7 @@ absl::Status PosSimSoak::Run() {
 // created are first_start_kill_test.cc's subject.
 KillPlan PosSimSoak::NextPlan() {
   const size_t n = std::size(kPlans);
-  bool all_landed = true;
-  for (KillPhase phase : kKillPhases) all_landed &= landed_[phase] > 0;
+  const bool all_landed = AllPhasesLanded();
   for (size_t i = 0; i < n; ++i) {
     const size_t at = (next_plan_ + i) % n;
     if (all_landed || landed_[TargetOf(kPlans[at])] == 0) {
@@ -133,6 +136,13 @@ KillPlan PosSimSoak::NextPlan() {
     }
   }
   return kPlans[next_plan_++ % n];  // not reached: some phase has none
+}
+
+bool PosSimSoak::AllPhasesLanded() {
+  for (KillPhase phase : kKillPhases) {
+    if (landed_[phase] == 0) return false;
+  }
+  return true;
 }
 
 std::vector<std::string> PosSimSoak::Args() const {

@@ -95,7 +95,8 @@ class PosSimSoak {
  public:
   explicit PosSimSoak(SoakOptions options);
 
-  // Kills `kills` runs, then lets one run drain and exit. Errors: a run that
+  // Kills `kills` runs (up to twice as many while a phase has no kill),
+  // then lets one run drain and exit. Errors: a run that
   // exited other than 0 after "drained", printed something unexpected, or
   // stalled; the message names the run.
   absl::Status Run();
@@ -114,6 +115,7 @@ class PosSimSoak {
  private:
   // The next plan: round robin, phases without a kill first (see .cc).
   KillPlan NextPlan();
+  bool AllPhasesLanded();
   absl::Status RunOnce(int64_t new_sales, KillPlan plan);
   // The k or milliseconds of `plan` (see KillPlan).
   int64_t DrawPlanArg(KillPlan plan, int64_t to_make);

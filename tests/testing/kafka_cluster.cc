@@ -17,64 +17,6 @@ constexpr int16_t kProduceApiKey = 0;
 
 void DropLog(const rd_kafka_t*, int, const char*, const char*) {}
 
-struct ConsumerDeleter {
-  // Not a group member: nothing to leave, so no consumer close.
-  void operator()(rd_kafka_t* rk) const {
-    rd_kafka_destroy_flags(rk, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
-  }
-};
-using Consumer = std::unique_ptr<rd_kafka_t, ConsumerDeleter>;
-
-absl::StatusOr<Consumer> NewConsumer(const std::string& bootstrap_servers) {
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  rd_kafka_conf_set_log_cb(conf, &DropLog);
-  char errstr[512];
-  const std::pair<const char*, const char*> settings[] = {
-      {"bootstrap.servers", bootstrap_servers.c_str()},
-      {"group.id", "outbox-test-reader"},
-      {"enable.auto.commit", "false"}};
-  for (const auto& [name, value] : settings) {
-    if (rd_kafka_conf_set(conf, name, value, errstr, sizeof(errstr)) !=
-        RD_KAFKA_CONF_OK) {
-      rd_kafka_conf_destroy(conf);
-      return absl::InternalError(errstr);
-    }
-  }
-  rd_kafka_t* rk =
-      rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr));
-  if (rk == nullptr) {
-    rd_kafka_conf_destroy(conf);
-    return absl::InternalError(errstr);
-  }
-  return Consumer(rk);
-}
-
-ConsumedMessage Record(const rd_kafka_message_t& m) {
-  ConsumedMessage got;
-  got.partition = m.partition;
-  got.offset = m.offset;
-  got.has_key = m.key != nullptr;
-  if (got.has_key) got.key.assign(static_cast<const char*>(m.key), m.key_len);
-  if (m.payload != nullptr) {
-    got.payload.assign(static_cast<const char*>(m.payload), m.len);
-  }
-  rd_kafka_headers_t* headers = nullptr;
-  if (rd_kafka_message_headers(&m, &headers) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return got;
-  }
-  const char* name;
-  const void* value;
-  size_t size;
-  for (size_t i = 0;
-       rd_kafka_header_get_all(headers, i, &name, &value, &size) ==
-       RD_KAFKA_RESP_ERR_NO_ERROR;
-       ++i) {
-    got.headers.emplace_back(
-        name, std::string(static_cast<const char*>(value), size));
-  }
-  return got;
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<MockKafkaCluster>> MockKafkaCluster::Start(
@@ -138,30 +80,26 @@ void MockKafkaCluster::DelayNextProduceAnswer(int32_t broker_id,
 absl::StatusOr<std::vector<ConsumedMessage>> ReadTopic(
     const std::string& bootstrap_servers, const std::string& topic,
     int partitions, absl::Duration timeout) {
-  absl::StatusOr<Consumer> consumer = NewConsumer(bootstrap_servers);
+  absl::StatusOr<recorder::KafkaConsumer> consumer =
+      recorder::NewKafkaConsumer(bootstrap_servers);
   if (!consumer.ok()) return consumer.status();
   rd_kafka_t* rk = consumer->get();
   const absl::Time deadline = absl::Now() + timeout;
   // The log as it is now: what lies below each partition's high watermark.
   int64_t total = 0;
-  rd_kafka_topic_partition_list_t* assignment =
-      rd_kafka_topic_partition_list_new(partitions);
   for (int p = 0; p < partitions; ++p) {
     int64_t low = 0, high = 0;
     const rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
         rk, topic.c_str(), p, &low, &high,
         static_cast<int>(absl::ToInt64Milliseconds(timeout)));
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      rd_kafka_topic_partition_list_destroy(assignment);
       return absl::InternalError(
           absl::StrCat("watermarks of ", topic, ": ", rd_kafka_err2name(err)));
     }
     total += high - low;
-    rd_kafka_topic_partition_list_add(assignment, topic.c_str(), p)->offset =
-        RD_KAFKA_OFFSET_BEGINNING;
   }
-  rd_kafka_assign(rk, assignment);
-  rd_kafka_topic_partition_list_destroy(assignment);
+  absl::Status assigned = recorder::AssignFromBeginning(rk, topic, partitions);
+  if (!assigned.ok()) return assigned;
   std::vector<ConsumedMessage> got;
   while (static_cast<int64_t>(got.size()) < total) {
     if (absl::Now() > deadline) {
@@ -170,7 +108,9 @@ absl::StatusOr<std::vector<ConsumedMessage>> ReadTopic(
     }
     rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 100);
     if (m == nullptr) continue;
-    if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) got.push_back(Record(*m));
+    if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      got.push_back(recorder::ToConsumed(*m));
+    }
     rd_kafka_message_destroy(m);
   }
   std::sort(got.begin(), got.end(),

@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "platform/kafka_producer.h"
+#include "tools/recorder/kafka_recorder.h"
 
 namespace outbox::testing {
 
@@ -57,14 +58,7 @@ class MockKafkaCluster {
   rd_kafka_mock_cluster_t* cluster_;
 };
 
-// One record as a consumer sees it.
-struct ConsumedMessage {
-  int32_t partition = -1;
-  int64_t offset = -1;
-  bool has_key = false;  // false: a null key
-  std::string key, payload;
-  std::vector<std::pair<std::string, std::string>> headers;
-};
+using recorder::ConsumedMessage;
 
 // Everything the log of `topic` (partitions 0..partitions-1) holds now, in
 // partition then offset order, read from the beginning by a consumer.

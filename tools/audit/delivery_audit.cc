@@ -69,6 +69,7 @@ class Auditor {
 
   AuditReport Run() {
     CheckAcknowledged();
+    GroupBatches();
     ScanRequests();
     CheckEachAcknowledgedSaleDelivered();
     CheckEveryDeliveredSaleCommitted();
@@ -106,6 +107,31 @@ class Auditor {
                                it->second.run, " (", it->second.event_id,
                                ") and run ", a.run, " (", a.event_id, ")"));
       }
+    }
+  }
+
+  // A batch is batch_size consecutive lines of one batch_id (the sink logs
+  // it so; a resend of the same batch follows as a batch of its own).
+  // Sets request_start_[i] to the line its request's first event is on.
+  void GroupBatches() {
+    const std::vector<SinkRequest>& lines = in_.requests;
+    request_start_.resize(lines.size());
+    for (size_t i = 0; i < lines.size();) {
+      size_t size = 1;
+      const int64_t claimed = lines[i].batch_size;
+      if (claimed > 1 && i + claimed <= lines.size()) {
+        while (size < static_cast<size_t>(claimed) &&
+               lines[i + size].batch_id == lines[i].batch_id) {
+          ++size;
+        }
+        if (size < static_cast<size_t>(claimed)) size = 1;  // torn: singles
+      }
+      if (size > 1) {
+        ++report_.batch_requests;
+        report_.batched_requests += static_cast<int64_t>(size);
+      }
+      for (size_t j = i; j < i + size; ++j) request_start_[j] = i;
+      i += size;
     }
   }
 
@@ -237,21 +263,32 @@ class Auditor {
   }
 
   // One ordering key (the till): sale n may be sent only after sale n-1 was
-  // answered 2xx, which also puts first deliveries in commit order.
+  // answered 2xx, or right behind it in one batch, which also puts first
+  // deliveries in commit order.
   void CheckFirstDeliveriesInCommitOrder() {
     for (const auto& [n, seen] : sales_) {
       auto previous = sales_.find(n - 1);
       if (n == 0 || previous == sales_.end() || !previous->second.first_ok) {
         continue;  // a predecessor never answered 2xx: not this check's
       }
-      if (*previous->second.first_ok > *seen.first_request) {
+      const size_t first = *seen.first_request;
+      if (*previous->second.first_ok > first &&
+          !EarlierInItsBatch(n - 1, first)) {
         Violation(AuditCheck::kOrderBroken,
                   absl::StrCat("sale ", Sale(n), " was first sent at sink ",
-                               "line ", in_.requests[*seen.first_request].seq,
+                               "line ", in_.requests[first].seq,
                                ", before sale ", Sale(n - 1),
                                " had been answered 2xx"));
       }
     }
+  }
+
+  // Whether sale `n` came in the same request as line `line`, before it.
+  bool EarlierInItsBatch(int64_t n, size_t line) const {
+    for (size_t j = request_start_[line]; j < line; ++j) {
+      if (in_.requests[j].n == n) return true;
+    }
+    return false;
   }
 
   const AuditInput& in_;
@@ -260,6 +297,7 @@ class Auditor {
   std::map<int64_t, AcknowledgedSale> acked_;
   std::map<int64_t, SaleSeen> sales_;
   std::set<int64_t> recorded_;  // sales the sink saw that have a record
+  std::vector<size_t> request_start_;  // per line: its request's first line
 };
 
 }  // namespace

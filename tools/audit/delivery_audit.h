@@ -47,6 +47,7 @@ enum class AuditCheck {
   kBeyondCounter,             // a sale with a record at or above the counter
   kNotDrained,                // events pending or dead after the last run
   kOrderBroken,               // a sale sent before its predecessor's 2xx
+                              // (or behind it in one batch)
 };
 // E.g. "sale_with_two_ids".
 const char* AuditCheckName(AuditCheck check);
@@ -65,7 +66,7 @@ struct AuditInput {
   std::vector<AcknowledgedSale> acknowledged;
   std::vector<SinkRequest> requests;  // the sink's whole log
   // bad_signature judges only when set: off for a log with no signatures
-  // to verify (MQTT deliveries, tests/testing/mosquitto_broker.h).
+  // to verify (MQTT deliveries, tools/recorder/mqtt_recorder.h).
   bool require_signatures = true;
 };
 
@@ -73,7 +74,9 @@ struct AuditReport {
   int64_t acknowledged = 0;
   int64_t committed = 0;                 // the store's next-sale counter
   int64_t committed_unacknowledged = 0;  // committed, line never read
-  int64_t requests = 0;
+  int64_t requests = 0;          // the log's lines: one per event received
+  int64_t batch_requests = 0;    // batches among the requests, which carried
+  int64_t batched_requests = 0;  // this many of the lines
   int64_t deliveries = 0;  // 2xx answers
   int64_t duplicates = 0;  // requests the sink flagged as already processed
   int64_t resends = 0;     // requests after an id's first one

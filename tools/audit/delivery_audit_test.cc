@@ -67,9 +67,11 @@ class DeliveryAuditTest : public ::testing::Test {
     }
   }
 
-  // Appends a request as the sink would log it.
+  // Appends a request as the sink would log it; `batch` holds the line's
+  // "batch_id" and "batch_size" members, if any.
   void Sent(int64_t n, const std::string& id, int status,
-            const std::string& body = "", bool signature_valid = true) {
+            const std::string& body = "", bool signature_valid = true,
+            const std::string& batch = "") {
     const std::string payload = body.empty() ? Body(n) : body;
     std::string escaped;
     for (char c : payload) {
@@ -83,8 +85,18 @@ class DeliveryAuditTest : public ::testing::Test {
         R"("signature_valid":)", signature_valid ? "true" : "false",
         R"(,"signature_error":null,"duplicate":false,)", R"("action":")",
         status == 0 ? "drop" : "answer", R"(","status":)", status,
-        R"(,"idempotency_key":null,"content_type":null,"body":")", escaped,
+        R"(,"idempotency_key":null,"content_type":null,)", batch,
+        R"("body":")", escaped,
         R"("})")));
+  }
+
+  // Sales `ns` in one batch request (as the sink logs it: a line each, in
+  // the batch's order) answered `status`.
+  void SentBatch(const std::vector<int64_t>& ns, int status,
+                 const std::string& batch_id) {
+    const std::string batch = absl::StrCat(R"("batch_id":")", batch_id,
+                                           R"(","batch_size":)", ns.size(), ",");
+    for (int64_t n : ns) Sent(n, ids_[n], status, "", true, batch);
   }
 
   // Three sales, all acknowledged and delivered; sale 1's first answer lost.
@@ -192,6 +204,36 @@ TEST_F(DeliveryAuditTest, SaleSentBeforeItsPredecessorWasAnsweredIsFlagged) {
   EXPECT_EQ(Fired(), Names{"order_broken"});
 }
 
+TEST_F(DeliveryAuditTest, BatchCarryingSalesInOrderPassesThoughItFailedFirst) {
+  CleanSoak();
+  input_.requests.clear();
+  SentBatch({0, 1, 2}, 503, "b1");  // 1 and 2 sent before 0's 2xx, behind it
+  SentBatch({0, 1, 2}, 200, "b1");  // the same batch again: a request of its own
+  const AuditReport report = AuditDeliveries(input_, store_.get());
+  EXPECT_EQ(report.violation_count, 0)
+      << absl::StrJoin(report.violations, "\n");
+  EXPECT_EQ(report.requests, 6);
+  EXPECT_EQ(report.batch_requests, 2);
+  EXPECT_EQ(report.batched_requests, 6);
+}
+
+TEST_F(DeliveryAuditTest, SaleAheadOfItsPredecessorInOneBatchIsFlagged) {
+  CleanSoak();
+  input_.requests.clear();
+  SentBatch({1, 0}, 503, "b1");
+  SentBatch({0, 1, 2}, 200, "b2");
+  EXPECT_EQ(Fired(), Names{"order_broken"});
+}
+
+TEST_F(DeliveryAuditTest, SaleBehindItsPredecessorInAnotherBatchIsFlagged) {
+  CleanSoak();
+  input_.requests.clear();
+  SentBatch({0, 1}, 503, "b1");
+  SentBatch({2}, 200, "b2");  // before 1 was answered 2xx
+  SentBatch({0, 1}, 200, "b1");
+  EXPECT_EQ(Fired(), Names{"order_broken"});
+}
+
 TEST_F(DeliveryAuditTest, SaleAcknowledgedTwiceIsFlagged) {
   CleanSoak();
   input_.acknowledged.push_back({2, ids_[2], 2});
@@ -224,7 +266,7 @@ TEST_F(DeliveryAuditTest, RequestWithABadSignatureIsFlagged) {
   EXPECT_EQ(Fired(), Names{"bad_signature"});
 }
 
-// MQTT deliveries carry no signature (tests/testing/mosquitto_broker.h logs
+// MQTT deliveries carry no signature (tools/recorder/mqtt_recorder.h logs
 // them signature_valid false).
 TEST_F(DeliveryAuditTest, UnsignedRequestsPassWhenSignaturesAreNotRequired) {
   CleanSoak();

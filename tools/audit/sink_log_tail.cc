@@ -25,6 +25,9 @@ SinkRequest ParseSinkLine(const std::string& line) {
   r.path = JsonString(line, "path");
   r.response = JsonString(line, "response");
   r.body = JsonString(line, "body");
+  r.batch_id = JsonString(line, "batch_id");
+  (void)absl::SimpleAtoi(JsonField(line, "batch_size").value_or(""),
+                         &r.batch_size);
   // The body is itself one flat JSON object, outbox-pos-sim's payload:
   // {"sale":"till-1-7","n":7,"total_cents":107}.
   r.sale = JsonString(r.body, "sale");

@@ -27,6 +27,10 @@ struct SinkRequest {
   std::string body;      // unescaped
   std::string sale;      // "sale" of the body; empty if the body has none
   int64_t n = -1;        // "n" of the body; -1 if the body has none
+  // For an event that came in a batch, the batch's id and size: the sink
+  // logs a batch as batch_size consecutive lines.
+  std::string batch_id;
+  int64_t batch_size = 0;  // 0: not in a batch
 
   bool ok() const { return status >= 200 && status <= 299; }
 };
