@@ -57,13 +57,21 @@ absl::Status WriteSecretFile(const std::string& path) {
                        absl::StrCat("whsec_", absl::Base64Escape(key), "\n"));
 }
 
-std::string TillConfigText(const TillConfig& c) {
+std::string HttpDestinationText(const TillConfig& c, absl::string_view name,
+                                absl::string_view path,
+                                absl::string_view extra) {
+  return absl::StrCat("destinations {\n  name: \"", name,
+                      "\"\n  url: \"http://127.0.0.1:", c.port, path,
+                      "\"\n  secrets_file: \"", c.secret_path,
+                      "\"\n  connect_timeout: \"2s\"\n  timeout: \"5s\"\n",
+                      extra, "}\n");
+}
+
+std::string TillConfigText(absl::string_view destination) {
   return absl::StrCat(
       "# Written by outbox-demo: one till's agent, delivering to the demo's\n"
-      "# outbox-sink. Short delays so that the demo drains in seconds.\n",
-      "destinations {\n  name: \"receiver\"\n  url: \"http://127.0.0.1:",
-      c.port, "/sales\"\n  secrets_file: \"", c.secret_path,
-      "\"\n  connect_timeout: \"2s\"\n  timeout: \"5s\"\n}\n",
+      "# receiver. Short delays so that the demo drains in seconds.\n",
+      destination,
       "routes { event_type: \"sale.*\" destination: \"receiver\" }\n",
       "retry { base_delay: \"50ms\" max_delay: \"500ms\" }\n",
       "agent { probe_interval_min: \"100ms\" probe_interval_max: \"500ms\" "

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace outbox::demo {
 
@@ -25,16 +26,24 @@ absl::Status PrepareOutputDir(const std::string& dir);
 // the moment it exists. Errors: kPermissionDenied, kUnavailable.
 absl::Status WriteSecretFile(const std::string& path);
 
-// What a till's agent is pointed at.
+// Where an HTTP destination of a till's agent points.
 struct TillConfig {
-  int port = 0;             // the receiver's, on 127.0.0.1
+  int port = 0;             // outbox-sink's, on 127.0.0.1
   std::string secret_path;  // WriteSecretFile's
 };
 
-// The agent configuration (protobuf text format, proto/agent_config.proto)
-// for one till: every event to the receiver, short retry and probe delays
-// so that the demo drains in seconds. Returns its text.
-std::string TillConfigText(const TillConfig& config);
+// A `destinations {}` block (protobuf text format,
+// proto/agent_config.proto) named `name`, posting to `path` on the sink of
+// `config` with its secret; `extra` (lines such as a batch {} block) goes
+// inside it.
+std::string HttpDestinationText(const TillConfig& config,
+                                absl::string_view name, absl::string_view path,
+                                absl::string_view extra = "");
+
+// The agent configuration for one till: `destination` (a block named
+// "receiver"), every sale routed to it, short retry and probe delays so
+// that the demo drains in seconds. Returns its text.
+std::string TillConfigText(absl::string_view destination);
 
 // Writes `text` to `path`. Errors: kUnavailable naming the path.
 absl::Status WriteTextFile(const std::string& path, const std::string& text);

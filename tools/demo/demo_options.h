@@ -1,8 +1,8 @@
 // Copyright (c) edge-outbox authors.
 //
-// Command-line options of outbox-demo: how big the story is. The faults the
-// receiver injects come with the mode, not from flags, so that every run
-// shows the same steps.
+// Command-line options of outbox-demo: how big the story is and what the
+// tills deliver to. The faults the receiver injects come with the mode, not
+// from flags, so that every run shows the same steps.
 
 #ifndef OUTBOX_TOOLS_DEMO_DEMO_OPTIONS_H_
 #define OUTBOX_TOOLS_DEMO_DEMO_OPTIONS_H_
@@ -15,6 +15,16 @@
 #include "absl/time/time.h"
 
 namespace outbox::demo {
+
+// What the tills' agents deliver to (--transport).
+enum class Transport {
+  kWebhook,  // one signed POST per sale to outbox-sink
+  kBatch,    // NDJSON batches of sales to outbox-sink (batch {})
+  kMqtt,     // QoS 1 publishes to mosquitto (mqtt {})
+  kKafka,    // produced to librdkafka's mock cluster (kafka {})
+};
+// "webhook", "batch", "mqtt", "kafka".
+const char* TransportName(Transport transport);
 
 // What outbox-sink does on purpose while the tills drain.
 struct ReceiverFaults {
@@ -52,6 +62,10 @@ struct DemoOptions {
   // The receiver stays down at least this long, and until every till has
   // committed all its sales.
   absl::Duration offline = absl::Seconds(6);
+  Transport transport = Transport::kWebhook;
+  // With --transport batch: the most sales in one request. Small, so that
+  // a drain takes several batches and the SIGKILL lands between two.
+  int64_t batch_max_events = 5;
   ReceiverFaults faults;
   SagaOptions saga;
   // A step that sees no progress for this long fails the demo.
@@ -63,9 +77,16 @@ struct DemoOptions {
 // Parses argv[1..]; `short_env` is the value of OUTBOX_DEMO_SHORT (nullptr
 // if unset). --short (or the variable set to 1) first picks the short
 // story's sizes, then the other flags override them. Both `--flag value`
-// and `--flag=value` work. Errors: kInvalidArgument naming the flag.
+// and `--flag=value` work. Errors: kInvalidArgument naming the flag (a
+// --transport this build lacks included: TransportBuilt).
 absl::StatusOr<DemoOptions> ParseDemoFlags(const std::vector<std::string>& args,
                                            const char* short_env);
+
+// OK if this build can run `transport`: webhook and batch always; MQTT
+// with libmosquitto (OUTBOX_WITH_MQTT), Kafka with librdkafka
+// (OUTBOX_WITH_KAFKA). Else kFailedPrecondition saying how to build it in.
+// Defined with the receivers (receiver.h), by the files CMake picks.
+absl::Status TransportBuilt(Transport transport);
 
 // The --help text.
 std::string DemoUsage();

@@ -2,6 +2,7 @@
 
 #include "tools/demo/demo_options.h"
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace outbox::demo {
@@ -35,6 +36,7 @@ TEST(DemoOptionsTest, BadValuesNameTheFlag) {
                                              {"--rate=0"},
                                              {"--offline-seconds", "-1"},
                                              {"--seed"},
+                                             {"--transport", "amqp"},
                                              {"--bogus", "1"},
                                              {"stray"}}) {
     auto o = ParseDemoFlags(args, nullptr);
@@ -44,6 +46,43 @@ TEST(DemoOptionsTest, BadValuesNameTheFlag) {
               absl::string_view::npos)
         << o.status();
   }
+}
+
+TEST(DemoOptionsTest, BatchStoryHasMoreSalesUnlessTheFlagsSayOtherwise) {
+  auto o = ParseDemoFlags({"--short", "--transport", "batch"}, nullptr);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->sales, 160);
+  EXPECT_EQ(o->rate, 800);
+  auto set = ParseDemoFlags({"--sales=50", "--transport=batch"}, nullptr);
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(set->sales, 50);
+  EXPECT_EQ(set->rate, 400);
+}
+
+TEST(DemoOptionsTest, TransportDefaultsToWebhook) {
+  auto o = ParseDemoFlags({"--short"}, nullptr);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->transport, Transport::kWebhook);
+}
+
+TEST(DemoOptionsTest, EachTransportParsesIfBuiltAndIsAUsageErrorIfNot) {
+  for (Transport t : {Transport::kWebhook, Transport::kBatch,
+                      Transport::kMqtt, Transport::kKafka}) {
+    auto o = ParseDemoFlags({absl::StrCat("--transport=", TransportName(t))},
+                            nullptr);
+    if (TransportBuilt(t).ok()) {
+      ASSERT_TRUE(o.ok()) << o.status();
+      EXPECT_EQ(o->transport, t);
+    } else {
+      ASSERT_FALSE(o.ok()) << TransportName(t);
+      EXPECT_EQ(o.status().code(), absl::StatusCode::kInvalidArgument);
+      EXPECT_NE(o.status().message().find("built without"),
+                absl::string_view::npos)
+          << o.status();
+    }
+  }
+  EXPECT_TRUE(TransportBuilt(Transport::kWebhook).ok());
+  EXPECT_TRUE(TransportBuilt(Transport::kBatch).ok());
 }
 
 }  // namespace

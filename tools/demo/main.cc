@@ -64,6 +64,7 @@ int Run(const std::vector<std::string>& args) {
                   TerminalColumns(STDOUT_FILENO));
   absl::Status status;
   std::string dir;
+  bool saga_ran = false;
   {
     Story story(*options,
                 {OUTBOX_DEMO_SINK_BINARY, OUTBOX_DEMO_POS_SIM_BINARY,
@@ -71,13 +72,16 @@ int Run(const std::vector<std::string>& args) {
                 &display, [] { return g_interrupted != 0; });
     dir = story.dir();
     status = story.Run();
+    saga_ran = story.saga_ran();
     display.EndLive();
   }  // every process it started is stopped here
   if (status.ok()) {
     display.Print(absl::StrCat(
         "outbox-demo: nothing lost: every committed sale reached the ",
-        "receiver, and every saga completed or was compensated in order. ",
-        "Stores, configs and logs: ", dir));
+        "receiver",
+        saga_ran ? ", and every saga completed or was compensated in order"
+                 : "",
+        ". Stores, configs and logs: ", dir));
   } else if (status.code() == absl::StatusCode::kCancelled) {
     display.Print(absl::StrCat("outbox-demo: interrupted; every process it ",
                                "started is stopped. Stores, configs and ",

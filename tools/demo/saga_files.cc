@@ -8,14 +8,6 @@
 namespace outbox::demo {
 namespace {
 
-std::string Destination(const TillConfig& c, absl::string_view name,
-                        absl::string_view path) {
-  return absl::StrCat("destinations {\n  name: \"", name,
-                      "\"\n  url: \"http://127.0.0.1:", c.port, path,
-                      "\"\n  secrets_file: \"", c.secret_path,
-                      "\"\n  connect_timeout: \"2s\"\n  timeout: \"5s\"\n}\n");
-}
-
 std::string Workflow(const TillConfig& c) {
   const std::string base = absl::StrCat("http://127.0.0.1:", c.port, "/api/");
   return absl::StrCat(
@@ -47,12 +39,12 @@ std::string SagaTillConfigText(const TillConfig& c) {
   return absl::StrCat(
       "# Written by outbox-demo: the saga till's agent. Seed 003's order as a\n"
       "# workflow against one outbox-sink playing its four services.\n",
-      Destination(c, "inventory", "/api/inventory/reserve"),
-      Destination(c, "fraud", "/api/fraud/check"),
-      Destination(c, "domestic", "/api/domestic-shipping"),
-      Destination(c, "international", "/api/international-shipping"),
-      Destination(c, "billing", "/api/billing"),
-      Destination(c, "high_value", "/api/high-value-processing"),
+      HttpDestinationText(c, "inventory", "/api/inventory/reserve"),
+      HttpDestinationText(c, "fraud", "/api/fraud/check"),
+      HttpDestinationText(c, "domestic", "/api/domestic-shipping"),
+      HttpDestinationText(c, "international", "/api/international-shipping"),
+      HttpDestinationText(c, "billing", "/api/billing"),
+      HttpDestinationText(c, "high_value", "/api/high-value-processing"),
       "retry { base_delay: \"50ms\" max_delay: \"500ms\" }\n",
       "agent { probe_interval_min: \"100ms\" probe_interval_max: \"500ms\" "
       "}\n",

@@ -1,12 +1,13 @@
 // Copyright (c) edge-outbox authors.
 //
 // The demo's story, step by step: tills commit sales while their receiver
-// is down, the receiver comes up answering with faults, one till is
-// SIGKILLed in the middle of its drain and restarted, every till drains,
-// and every committed sale is audited against the receiver's log (see
-// results.h for what "lost" means); then the saga chapter (saga.h). Every
-// process it starts is stopped when
-// it returns, however it returns.
+// (receiver.h: outbox-sink, or a broker and its recorder, by --transport)
+// is down, the receiver comes up (outbox-sink answering with faults), one
+// till is SIGKILLed in the middle of its drain and restarted, every till
+// drains, and every committed sale is audited against the receiver's log
+// (see results.h for what "lost" means); then, with --transport webhook,
+// the saga chapter (saga.h). Every process it starts is stopped when it
+// returns, however it returns.
 
 #ifndef OUTBOX_TOOLS_DEMO_STORY_H_
 #define OUTBOX_TOOLS_DEMO_STORY_H_
@@ -20,14 +21,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "platform/reserved_port.h"
 #include "tools/demo/demo_options.h"
 #include "tools/demo/display.h"
+#include "tools/demo/receiver.h"
 #include "tools/demo/receiver_log.h"
 #include "tools/demo/results.h"
 #include "tools/demo/saga.h"
 #include "tools/demo/till.h"
-#include "tools/sink/sink_process.h"
 
 namespace outbox::demo {
 
@@ -55,7 +55,8 @@ class Story {
   //                        (the message says which);
   //   kFailedPrecondition  a step did not happen as the story tells it (no
   //                        503 or 429 answered, the kill missed the drain,
-  //                        fewer refunds than planned);
+  //                        fewer refunds than planned), or the receiver
+  //                        needs a program that is not installed;
   //   kDeadlineExceeded    a step made no progress for stall_timeout;
   //   kCancelled           interrupted;
   //   kInternal            a till exited with an error or printed nonsense;
@@ -64,6 +65,9 @@ class Story {
 
   // Where the stores, configs and logs are (absolute).
   const std::string& dir() const { return dir_; }
+  // The saga chapter ran (it does with --transport webhook only: workflow
+  // steps are HTTP requests).
+  bool saga_ran() const { return saga_ != nullptr; }
 
  private:
   absl::Status RunSteps();
@@ -72,8 +76,11 @@ class Story {
   absl::Status CommitOffline();
   absl::Status BringReceiverUp();
   absl::Status KillOneMidDrain();
+  absl::Status RunHeldTillIntoItsDrain();
   absl::Status DrainAll();
+  absl::Status WaitAllReceived();
   absl::Status StopReceiver();
+  absl::Status RunSaga();
   absl::Status Audit();
   absl::Status AuditTill(size_t i, TillResult* result);
   absl::Status CheckStory() const;
@@ -96,15 +103,13 @@ class Story {
   Display* const display_;
   const std::function<bool()> interrupted_;
   std::string dir_;
-  std::string secret_path_;
   std::string sink_log_;
-  std::unique_ptr<ReservedPort> port_;
+  std::unique_ptr<StoryReceiver> receiver_;
   std::vector<std::unique_ptr<Till>> tills_;
   std::vector<absl::Time> first_started_;
   std::vector<bool> seen_online_;
   std::vector<RateMeter> meters_;
   std::unique_ptr<ReceiverLog> log_;
-  std::unique_ptr<sink::SinkProcess> sink_;
   absl::Time start_;
   size_t victim_ = 1;  // the till SIGKILLed in its drain
   std::vector<TillResult> results_;

@@ -58,8 +58,13 @@ absl::Status Till::Kill() {
   return ReadLines();
 }
 
+absl::Status Till::Pause() { return child_->Signal(SIGSTOP); }
+
+absl::Status Till::Resume() { return child_->Signal(SIGCONT); }
+
 void Till::Stop(absl::Duration grace) {
   if (state_ != State::kRunning) return;
+  child_->Signal(SIGCONT).IgnoreError();
   child_->Signal(SIGTERM).IgnoreError();
   if (child_->Wait(absl::Now() + grace) == -1) child_->Kill();
   state_ = State::kExited;

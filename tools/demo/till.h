@@ -51,8 +51,15 @@ class Till {
   // REQUIRES: state() == kRunning.
   absl::Status Kill();
 
-  // Asks a running run to stop (SIGTERM) and waits up to `grace` before
-  // SIGKILL. For cleanup; a no-op when nothing runs.
+  // Freezes the run (SIGSTOP) / lets it go on (SIGCONT). A frozen till
+  // makes no progress however long it is held. REQUIRES: state() ==
+  // kRunning. Errors: PosixError codes of kill(2).
+  absl::Status Pause();
+  absl::Status Resume();
+
+  // Asks a running run to stop (SIGTERM, after a SIGCONT in case it is
+  // frozen) and waits up to `grace` before SIGKILL. For cleanup; a no-op
+  // when nothing runs.
   void Stop(absl::Duration grace);
 
   // OK unless the run exited (state() == kExited) with an error or before
