@@ -122,7 +122,7 @@ TEST_F(PosSimKillTest,
               << std::endl;
   }
   EXPECT_GT(restarts, 0);
-  EXPECT_OUTBOX_OK((*recorder)->log_status());
+  EXPECT_OUTBOX_OK((*recorder)->status());
   recorder->reset();
   EXPECT_OUTBOX_OK((*broker)->Stop());
 }

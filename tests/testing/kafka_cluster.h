@@ -1,10 +1,10 @@
 // Copyright (c) edge-outbox authors.
 //
-// For the Kafka producer's tests (platform/kafka_producer_test.cc):
-// librdkafka's mock cluster (rdkafka_mock.h: in-process brokers on
-// loopback ports that speak the Kafka protocol, idempotence included), a
+// For the Kafka producer's tests (platform/kafka_producer_test.cc): a
 // consumer that reads back a topic's whole log, and a loop that drives a
-// KafkaProducer from its fd the way the agent's poller would.
+// KafkaProducer from its fd the way the agent's poller would. The mock
+// cluster they run against (librdkafka's rdkafka_mock.h) is
+// tools/recorder/mock_kafka_cluster.h, which this header brings along.
 
 #ifndef OUTBOX_TESTS_TESTING_KAFKA_CLUSTER_H_
 #define OUTBOX_TESTS_TESTING_KAFKA_CLUSTER_H_
@@ -25,40 +25,12 @@
 #include "absl/time/time.h"
 #include "platform/kafka_producer.h"
 #include "tools/recorder/kafka_recorder.h"
+#include "tools/recorder/mock_kafka_cluster.h"
 
 namespace outbox::testing {
 
-// REQUIRES: External synchronization. The brokers run on librdkafka's
-// threads until the cluster is destroyed.
-class MockKafkaCluster {
- public:
-  // Starts `brokers` mock brokers (ids 1..brokers). Errors: kInternal.
-  static absl::StatusOr<std::unique_ptr<MockKafkaCluster>> Start(
-      int brokers = 1);
-  ~MockKafkaCluster();
-
-  std::string bootstrap_servers() const;
-  // Errors: kInternal naming librdkafka's code.
-  absl::Status CreateTopic(const std::string& topic, int partitions);
-  // Closes every connection and refuses new ones / accepts them again.
-  void SetBrokersDown();
-  void SetBrokersUp();
-  // The next errors.size() ProduceRequests are answered with these codes
-  // (one each, in order) instead of being written.
-  void FailNextProduces(const std::vector<rd_kafka_resp_err_t>& errors);
-  // Broker `broker_id` writes the next ProduceRequest at once but sends its
-  // answer only `delay` later.
-  void DelayNextProduceAnswer(int32_t broker_id, absl::Duration delay);
-
- private:
-  MockKafkaCluster(rd_kafka_t* rk, rd_kafka_mock_cluster_t* cluster)
-      : rk_(rk), cluster_(cluster) {}
-
-  rd_kafka_t* rk_;  // the handle the mock cluster keeps its books on
-  rd_kafka_mock_cluster_t* cluster_;
-};
-
 using recorder::ConsumedMessage;
+using recorder::MockKafkaCluster;
 
 // Everything the log of `topic` (partitions 0..partitions-1) holds now, in
 // partition then offset order, read from the beginning by a consumer.

@@ -178,14 +178,18 @@ exits 1 if a sale was lost, an audit check fired or a step failed.
 drain, and the audit, happen with each:
   webhook  one signed POST per sale to outbox-sink, with the faults above.
   batch    the same outbox-sink and faults, sales in NDJSON batches of up to
-           5 (batch {}): one answer, and one fault, per batch.
+           5 (batch {}): one answer, and one fault, per batch; 4x the sales
+           at 4x the rate, so that there are as many requests.
   mqtt     QoS 1 publishes (mqtt {}) to the mosquitto broker (persistence
-           on), down at first, then restarted; a recorder subscribed under a
-           persistent session logs what it gets. MQTT carries no signature
-           and a broker answers no 503 or 429: the faults are the broker's
-           downtime and the SIGKILL. Needs mosquitto (apt-get install
-           mosquitto).
-  kafka    Not in this build.
+           on), stopped at first, then restarted; a recorder subscribed
+           under a persistent session logs what it gets. Needs mosquitto
+           (apt-get install mosquitto) and MQTT in the build.
+  kafka    records produced (kafka {}) to librdkafka's mock cluster, in
+           this process, its broker down at first; a consumer logs each
+           one. Needs Kafka in the build.
+MQTT and Kafka carry no signature and a broker answers no 503 or 429: their
+faults are the broker's downtime and the SIGKILL, and the till to kill is
+held (SIGSTOP) and let run 1 ms at a time, since it drains in milliseconds.
 The saga chapter runs with webhook only (workflow steps are HTTP requests).
 
 Usage:

@@ -21,7 +21,7 @@ enum class Transport {
   kWebhook,  // one signed POST per sale to outbox-sink
   kBatch,    // NDJSON batches of sales to outbox-sink (batch {})
   kMqtt,     // QoS 1 publishes to mosquitto (mqtt {})
-  kKafka,    // produced to librdkafka's mock cluster (kafka {})
+  kKafka,    // produced to librdkafka's mock cluster (kafka {}), in process
 };
 // "webhook", "batch", "mqtt", "kafka".
 const char* TransportName(Transport transport);

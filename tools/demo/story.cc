@@ -278,7 +278,9 @@ absl::Status Story::Tick() {
     const TillTally& tally = log_->tally(i);
     meters_[i].Add(now, static_cast<int64_t>(tally.delivered.size()));
     const std::string state = StateOf(i);
-    if (state == "online" && !seen_online_[i]) {
+    // A till whose drain took less than a tick is never seen "online";
+    // its first request still tells when it was.
+    if (!seen_online_[i] && tally.first_request != absl::InfiniteFuture()) {
       seen_online_[i] = true;
       Event(absl::StrCat(tills_[i]->spec().name, " online after ",
                          absl::FormatDuration(absl::Trunc(

@@ -136,7 +136,7 @@ void MqttRecorder::Record(ReceivedMessage got) {
     if (!got.content_type.empty()) record.content_type = got.content_type;
     record.body = got.payload;
     const absl::Status appended = log_->Append(record);
-    if (!appended.ok() && log_status_.ok()) log_status_ = appended;
+    if (!appended.ok() && status_.ok()) status_ = appended;
   }
   received_.push_back(std::move(got));
 }
@@ -154,9 +154,9 @@ std::vector<ReceivedMessage> MqttRecorder::Received() {
   return received_;
 }
 
-absl::Status MqttRecorder::log_status() {
+absl::Status MqttRecorder::status() {
   absl::MutexLock lock(&mu_);
-  return log_status_;
+  return status_;
 }
 
 }  // namespace outbox::recorder

@@ -72,7 +72,7 @@ class MqttRecorder {
   // The first failure to append to log_path (kUnavailable: disk full), or
   // OK. A line that could not be written is a delivery the audit will call
   // lost, so whoever audits the log checks this first.
-  absl::Status log_status() ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status status() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   friend struct MqttRecorderCallbacks;  // libmosquitto's, in the .cc
@@ -88,7 +88,7 @@ class MqttRecorder {
   bool subscribed_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<ReceivedMessage> received_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> logged_ids_ ABSL_GUARDED_BY(mu_);
-  absl::Status log_status_ ABSL_GUARDED_BY(mu_);
+  absl::Status status_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace outbox::recorder
