@@ -80,17 +80,6 @@ size_t LinesThatFit(absl::Span<const size_t> sizes, size_t held_events,
   return n;
 }
 
-size_t EventsThatFit(const std::vector<const PendingEvent*>& candidates,
-                     size_t max_events, size_t max_bytes) {
-  std::vector<size_t> sizes;
-  sizes.reserve(std::min(candidates.size(), std::max<size_t>(max_events, 1)));
-  for (const PendingEvent* e : candidates) {
-    if (sizes.size() == std::max<size_t>(max_events, 1)) break;
-    sizes.push_back(BatchLine(*e).size());
-  }
-  return LinesThatFit(sizes, 0, 0, max_events, max_bytes);
-}
-
 HttpRequest BuildBatchRequest(const std::vector<const PendingEvent*>& events,
                               const Destination& destination, absl::Time now,
                               uint64_t tag) {
