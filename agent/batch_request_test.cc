@@ -18,6 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/testing/batch_request.h"
 #include "tests/testing/request_headers.h"
 
 namespace outbox {
@@ -64,7 +65,8 @@ std::vector<nlohmann::json> Lines(const std::string& body) {
 
 TEST(BuildBatchRequestTest, LinesDecodeBackToTheEventsInOrder) {
   const std::vector<PendingEvent> events = {Sale(1), Sale(2), Sale(3)};
-  const HttpRequest r = BuildBatchRequest(Pointers(events), Backend(), kNow, 1);
+  const HttpRequest r =
+      testing::BatchRequestOf(Pointers(events), Backend(), kNow, 1);
   const std::vector<nlohmann::json> lines = Lines(r.body);
   ASSERT_EQ(lines.size(), events.size()) << r.body;
   for (size_t i = 0; i < events.size(); ++i) {
@@ -80,7 +82,8 @@ TEST(BuildBatchRequestTest, LinesDecodeBackToTheEventsInOrder) {
 TEST(BuildBatchRequestTest, EmptyOrderingKeyIsLeftOut) {
   std::vector<PendingEvent> events = {Sale(1)};
   events[0].ordering_key.clear();
-  const HttpRequest r = BuildBatchRequest(Pointers(events), Backend(), kNow, 1);
+  const HttpRequest r =
+      testing::BatchRequestOf(Pointers(events), Backend(), kNow, 1);
   EXPECT_FALSE(Lines(r.body).at(0).contains("ordering_key")) << r.body;
 }
 
@@ -90,7 +93,8 @@ TEST(BuildBatchRequestTest, PayloadThatIsNotUtf8GoesAsBase64) {
       "\xff\x00\xfe"
       "bin",
       6);
-  const HttpRequest r = BuildBatchRequest(Pointers(events), Backend(), kNow, 1);
+  const HttpRequest r =
+      testing::BatchRequestOf(Pointers(events), Backend(), kNow, 1);
   const std::vector<nlohmann::json> lines = Lines(r.body);
   ASSERT_EQ(lines.size(), 2u) << r.body;
   EXPECT_EQ(lines[0].value("data", ""), events[0].payload);
@@ -104,7 +108,8 @@ TEST(BuildBatchRequestTest, PayloadThatIsNotUtf8GoesAsBase64) {
 TEST(BuildBatchRequestTest, TypeThatIsNotUtf8StillGivesOneJsonLine) {
   std::vector<PendingEvent> events = {Sale(1)};
   events[0].type = "sale\xff";
-  const HttpRequest r = BuildBatchRequest(Pointers(events), Backend(), kNow, 1);
+  const HttpRequest r =
+      testing::BatchRequestOf(Pointers(events), Backend(), kNow, 1);
   const std::vector<nlohmann::json> lines = Lines(r.body);
   ASSERT_EQ(lines.size(), 1u) << r.body;
   EXPECT_EQ(lines[0].value("id", ""), events[0].id);
@@ -116,7 +121,8 @@ TEST(BuildBatchRequestTest, TypeThatIsNotUtf8StillGivesOneJsonLine) {
 
 TEST(BuildBatchRequestTest, HeadersNameTheBatchAndItsEvents) {
   const std::vector<PendingEvent> events = {Sale(1), Sale(2), Sale(3)};
-  const HttpRequest r = BuildBatchRequest(Pointers(events), Backend(), kNow, 1);
+  const HttpRequest r =
+      testing::BatchRequestOf(Pointers(events), Backend(), kNow, 1);
   const std::string id = BatchId({events[0].id, events[1].id, events[2].id});
   EXPECT_THAT(testing::HeaderValues(r, "Content-Type"),
               ElementsAre("application/x-ndjson"));
@@ -136,7 +142,7 @@ TEST(BuildBatchRequestTest, SignatureVerifiesOverTheWholeBodyPerSecret) {
   d.secrets = {WebhookSecret("first-key-0123456789abcdef"),
                WebhookSecret("second-key-0123456789abcdef")};
   const std::vector<PendingEvent> events = {Sale(1), Sale(2)};
-  const HttpRequest r = BuildBatchRequest(Pointers(events), d, kNow, 1);
+  const HttpRequest r = testing::BatchRequestOf(Pointers(events), d, kNow, 1);
   const std::vector<std::string> signature =
       testing::HeaderValues(r, "webhook-signature");
   ASSERT_EQ(signature.size(), 1u);
@@ -159,7 +165,7 @@ TEST(BuildBatchRequestTest, DestinationHeadersAndSettingsAreKept) {
   d.timeout = absl::Seconds(17);
   d.proxy = "http://proxy.local:3128";
   const std::vector<PendingEvent> events = {Sale(1)};
-  const HttpRequest r = BuildBatchRequest(Pointers(events), d, kNow, 42);
+  const HttpRequest r = testing::BatchRequestOf(Pointers(events), d, kNow, 42);
   EXPECT_THAT(testing::HeaderValues(r, "Authorization"),
               ElementsAre("Bearer t"));
   EXPECT_EQ(r.tag, 42u);
@@ -202,9 +208,9 @@ class LinesThatFitTest : public ::testing::Test {
   // `held_bytes` of body, measured as the agent measures them.
   size_t Fit(size_t held_events, size_t held_bytes, size_t max_events,
              size_t max_bytes) const {
-    std::vector<size_t> sizes;
-    for (const PendingEvent& e : events_) sizes.push_back(BatchLine(e).size());
-    return LinesThatFit(sizes, held_events, held_bytes, max_events, max_bytes);
+    std::vector<std::string> lines;
+    for (const PendingEvent& e : events_) lines.push_back(BatchLine(e));
+    return LinesThatFit(lines, held_events, held_bytes, max_events, max_bytes);
   }
 
   std::vector<PendingEvent> events_;
@@ -245,7 +251,7 @@ TEST_F(LinesThatFitTest, PackedBodyIsWithinMaxBytes) {
   EXPECT_EQ(n, 2u);
   std::vector<const PendingEvent*> packed = Pointers(events_);
   packed.resize(n);
-  EXPECT_LE(BuildBatchRequest(packed, Backend(), kNow, 1).body.size(),
+  EXPECT_LE(testing::BatchRequestOf(packed, Backend(), kNow, 1).body.size(),
             max_bytes);
 }
 
