@@ -9,6 +9,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
@@ -25,62 +27,62 @@ using testing::MakeEvent;
 
 class AgentWithoutBrokersTest : public testing::StoreTest {
  protected:
-  // Agent::Create's refusal of `config`, after an event of type "sale" was
-  // committed; checks that the event is still pending and untouched.
-  absl::Status RefusalOf(const std::string& config) {
+  // Creates an agent on `config` after committing an event of type "sale":
+  // expects kFailedPrecondition with a message holding each of `phrases`,
+  // and the event still pending with no attempt.
+  void ExpectRefused(const std::string& config,
+                     const std::vector<std::string>& phrases) {
     const std::string id = CommitEvent(MakeEvent("sale"));
     AgentOptions options;
     options.config_text = config;
     options.clock = &clock_;
     absl::StatusOr<std::unique_ptr<Agent>> agent =
         Agent::Create(store_.get(), std::move(options));
-    EXPECT_FALSE(agent.ok()) << "an agent without the sender was created";
-    absl::StatusOr<PendingEvent> pending = store_->FindPending(id);
-    EXPECT_OUTBOX_OK(pending);
-    if (pending.ok()) {
-      EXPECT_EQ(pending->attempts, 0u);
+    ASSERT_FALSE(agent.ok()) << "an agent without the sender was created";
+    EXPECT_EQ(agent.status().code(), absl::StatusCode::kFailedPrecondition)
+        << agent.status();
+    for (const std::string& phrase : phrases) {
+      EXPECT_THAT(agent.status().message(), HasSubstr(phrase));
     }
-    return agent.ok() ? absl::OkStatus() : agent.status();
+    absl::StatusOr<PendingEvent> pending = store_->FindPending(id);
+    ASSERT_OUTBOX_OK(pending);
+    EXPECT_EQ(pending->attempts, 0u);
   }
 };
 
 #if !OUTBOX_TEST_HAS_MQTT
-TEST_F(AgentWithoutBrokersTest, MqttDestinationIsRefusedSayingHowToBuildIt) {
-  const absl::Status refused = RefusalOf(R"(
-    destinations { name: "web" url: "http://127.0.0.1:9/" }
-    destinations {
-      name: "fleet"
-      mqtt {
-        broker: "mqtt://127.0.0.1:1883"
-        client_id: "till-7"
-        topic: "fleet/{device}/events/{type}"
-      }
+constexpr char kMqttConfig[] = R"(
+  destinations { name: "web" url: "http://127.0.0.1:9/" }
+  destinations {
+    name: "fleet"
+    mqtt {
+      broker: "mqtt://127.0.0.1:1883"
+      client_id: "till-7"
+      topic: "fleet/{device}/events/{type}"
     }
-    routes { event_type: "*" destination: "fleet" }
-  )");
-  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
-  EXPECT_THAT(refused.message(), HasSubstr("destination fleet "));
-  EXPECT_THAT(refused.message(), HasSubstr("built without MQTT"));
-  EXPECT_THAT(refused.message(), HasSubstr("-DOUTBOX_WITH_MQTT=ON"));
-  EXPECT_THAT(refused.message(), HasSubstr("libmosquitto-dev"));
+  }
+  routes { event_type: "*" destination: "fleet" }
+)";
+
+TEST_F(AgentWithoutBrokersTest, MqttDestinationIsRefusedSayingHowToBuildIt) {
+  ExpectRefused(kMqttConfig, {"destination fleet ", "built without MQTT",
+                              "-DOUTBOX_WITH_MQTT=ON", "libmosquitto-dev"});
 }
 #endif
 
 #if !OUTBOX_TEST_HAS_KAFKA
+constexpr char kKafkaConfig[] = R"(
+  destinations { name: "web" url: "http://127.0.0.1:9/" }
+  destinations {
+    name: "stream"
+    kafka { bootstrap_servers: "127.0.0.1:9092" topic: "pos.{type}" }
+  }
+  routes { event_type: "*" destination: "stream" }
+)";
+
 TEST_F(AgentWithoutBrokersTest, KafkaDestinationIsRefusedSayingHowToBuildIt) {
-  const absl::Status refused = RefusalOf(R"(
-    destinations { name: "web" url: "http://127.0.0.1:9/" }
-    destinations {
-      name: "stream"
-      kafka { bootstrap_servers: "127.0.0.1:9092" topic: "pos.{type}" }
-    }
-    routes { event_type: "*" destination: "stream" }
-  )");
-  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
-  EXPECT_THAT(refused.message(), HasSubstr("destination stream "));
-  EXPECT_THAT(refused.message(), HasSubstr("built without Kafka"));
-  EXPECT_THAT(refused.message(), HasSubstr("-DOUTBOX_WITH_KAFKA=ON"));
-  EXPECT_THAT(refused.message(), HasSubstr("librdkafka-dev"));
+  ExpectRefused(kKafkaConfig, {"destination stream ", "built without Kafka",
+                               "-DOUTBOX_WITH_KAFKA=ON", "librdkafka-dev"});
 }
 #endif
 
