@@ -2,6 +2,7 @@
 
 #include "agent/kafka_sender.h"
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -63,9 +64,10 @@ SendResult FromKafka(const KafkaResult& r, const absl::Status& cluster,
     out.answer = "Kafka: written";
   } else if (absl::IsInvalidArgument(r.status) ||
              absl::IsPermissionDenied(r.status)) {
-    // The broker answered: this record is refused for good.
+    // The broker answered: this record is refused for good. The status
+    // names Kafka already (KafkaDeliveryStatus: "Kafka: Broker: ...").
     out.outcome = DeliveryOutcome::kDeadLetter;
-    out.answer = absl::StrCat("Kafka: ", r.status.message());
+    out.answer = std::string(r.status.message());
   } else {
     // Timed out, cancelled, a retriable error librdkafka gave up on: the
     // broker may have it.

@@ -153,8 +153,11 @@ TEST_F(AgentKafkaTest, PermanentBrokerErrorDeadLettersWithTheReason) {
   auto dead = store_->ListDeadLetters(10);
   ASSERT_OUTBOX_OK(dead);
   ASSERT_EQ(dead->size(), 1u);
-  EXPECT_NE((*dead)[0].reason.find("Kafka: "), std::string::npos)
+  // As outboxctl shows it: the broker's answer, named once.
+  EXPECT_EQ((*dead)[0].reason.rfind("Kafka: Broker: ", 0), 0u)
       << (*dead)[0].reason;
+  EXPECT_EQ((*dead)[0].event.last_error, (*dead)[0].reason);
+  EXPECT_EQ((*dead)[0].event.last_http_status, 0);
   EXPECT_NE((*dead)[0].reason.find("rejected"), std::string::npos)
       << (*dead)[0].reason;
   EXPECT_TRUE(Log().empty());
