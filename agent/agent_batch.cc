@@ -11,6 +11,7 @@
 // be settled, and so cannot overtake it. Each event of a batch is then
 // settled as the one answer says (HandleResult): a 2xx delivers them all.
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -73,34 +74,36 @@ absl::Status AgentImpl::SendBatchesTo(const Destination& destination,
                                       absl::Time now, absl::Time steady) {
   const BatchSettings& limits = destination.batch;
   std::vector<PendingEvent> batch;
-  size_t bytes = 0;
+  // The lines of `batch`, each built once: measured to pack it, then sent.
+  std::string body;
   const size_t max = static_cast<size_t>(config_.agent.max_in_flight);
   for (PendingEvent& head : heads) {
     if (in_flight_.size() >= max) return absl::OkStatus();  // full
     OUTBOX_ASSIGN_OR_RETURN(std::vector<PendingEvent> run,
                             RunOf(std::move(head), destination, now));
-    std::vector<size_t> sizes;
-    for (const PendingEvent& e : run) sizes.push_back(BatchLine(e).size());
-    size_t fit = LinesThatFit(sizes, batch.size(), bytes, limits.max_events,
-                              limits.max_bytes);
+    std::vector<std::string> lines;
+    lines.reserve(run.size());
+    for (const PendingEvent& e : run) lines.push_back(BatchLine(e));
+    size_t fit = LinesThatFit(lines, batch.size(), body.size(),
+                              limits.max_events, limits.max_bytes);
     if (fit == 0) {  // full: send it and start the next with this run
-      if (!SendBatch(std::move(batch), destination, now))
+      if (!SendBatch(std::move(batch), std::move(body), destination, now))
         return absl::OkStatus();
       batch.clear();
-      bytes = 0;
-      fit = LinesThatFit(sizes, 0, 0, limits.max_events, limits.max_bytes);
+      body.clear();
+      fit = LinesThatFit(lines, 0, 0, limits.max_events, limits.max_bytes);
     }
     // The rest of a run that does not fit waits for this batch's answer.
     for (size_t i = 0; i < fit; ++i) {
-      bytes += sizes[i];
+      body += lines[i];
       batch.push_back(std::move(run[i]));
     }
   }
   if (batch.empty() || in_flight_.size() >= max ||
-      HoldForMore(batch, bytes, destination, now, steady)) {
+      HoldForMore(batch, body.size(), destination, now, steady)) {
     return absl::OkStatus();
   }
-  SendBatch(std::move(batch), destination, now);
+  SendBatch(std::move(batch), std::move(body), destination, now);
   return absl::OkStatus();
 }
 
@@ -122,13 +125,14 @@ bool AgentImpl::HoldForMore(const std::vector<PendingEvent>& batch,
   return true;
 }
 
-bool AgentImpl::SendBatch(std::vector<PendingEvent> batch,
+bool AgentImpl::SendBatch(std::vector<PendingEvent> batch, std::string body,
                           const Destination& destination, absl::Time now) {
   // Even one event goes as a batch: the receiver asked for that format.
   const uint64_t tag = next_tag_++;
   std::vector<const PendingEvent*> events;
   for (const PendingEvent& e : batch) events.push_back(&e);
-  HttpRequest request = BuildBatchRequest(events, destination, now, tag);
+  HttpRequest request =
+      BuildBatchRequest(events, std::move(body), destination, now, tag);
   internal::CrashPoint(internal::kAgentBeforeSend);
   absl::Status started = http_->StartRequest(std::move(request));
   if (absl::IsResourceExhausted(started)) return false;  // next round

@@ -143,8 +143,9 @@ class AgentImpl final : public Agent {
   bool HoldForMore(const std::vector<PendingEvent>& batch, size_t bytes,
                    const Destination& destination, absl::Time now,
                    absl::Time steady);
-  // Starts `batch` as one request; false when the transport is full.
-  bool SendBatch(std::vector<PendingEvent> batch,
+  // Starts `batch` as one request with `body`, its events' BatchLines in
+  // order; false when the transport is full.
+  bool SendBatch(std::vector<PendingEvent> batch, std::string body,
                  const Destination& destination, absl::Time now);
   // Settles a batch's events after its first as `result` says for each.
   void SettleBatchRest(InFlight* flight, const SendResult& result,

@@ -68,38 +68,27 @@ std::string BatchLine(const PendingEvent& event) {
          "\n";
 }
 
-size_t LinesThatFit(absl::Span<const size_t> sizes, size_t held_events,
+size_t LinesThatFit(absl::Span<const std::string> lines, size_t held_events,
                     size_t held_bytes, size_t max_events, size_t max_bytes) {
   max_events = std::max<size_t>(max_events, 1);
   size_t bytes = held_bytes;
   size_t n = 0;
-  for (; n < sizes.size() && held_events + n < max_events; ++n) {
-    bytes += sizes[n];
+  for (; n < lines.size() && held_events + n < max_events; ++n) {
+    bytes += lines[n].size();
     if (bytes > max_bytes && held_events + n > 0) break;
   }
   return n;
 }
 
-size_t EventsThatFit(const std::vector<const PendingEvent*>& candidates,
-                     size_t max_events, size_t max_bytes) {
-  std::vector<size_t> sizes;
-  sizes.reserve(std::min(candidates.size(), std::max<size_t>(max_events, 1)));
-  for (const PendingEvent* e : candidates) {
-    if (sizes.size() == std::max<size_t>(max_events, 1)) break;
-    sizes.push_back(BatchLine(*e).size());
-  }
-  return LinesThatFit(sizes, 0, 0, max_events, max_bytes);
-}
-
 HttpRequest BuildBatchRequest(const std::vector<const PendingEvent*>& events,
-                              const Destination& destination, absl::Time now,
-                              uint64_t tag) {
+                              std::string body, const Destination& destination,
+                              absl::Time now, uint64_t tag) {
   const std::vector<std::string> ids = IdsOf(events);
   RequestParts parts;
   parts.id = BatchId(ids);
   parts.content_type = kBatchContentType;
   parts.url = destination.url;
-  for (const PendingEvent* event : events) parts.body += BatchLine(*event);
+  parts.body = std::move(body);
   parts.headers.emplace_back(kBatchEventIdsHeader, absl::StrJoin(ids, ","));
   parts.headers.emplace_back(kBatchSizeHeader, absl::StrCat(ids.size()));
   // parts.type stays empty: no x-event-type, the events' types differ.

@@ -59,30 +59,26 @@ std::string BatchId(absl::Span<const std::string> ids);
 // The NDJSON line for `event`, "\n" included (the format above).
 std::string BatchLine(const PendingEvent& event);
 
-// How many of `candidates`, taken in order, go in the next batch: as many
-// as fit in `max_events` events and a body of `max_bytes` bytes (the sum of
-// their BatchLine sizes), but at least one, so that an event whose line is
-// larger than max_bytes goes alone rather than never. 0 only when
-// `candidates` is empty; a max_events of 0 counts as 1.
-// REQUIRES: no element of `candidates` is null.
-size_t EventsThatFit(const std::vector<const PendingEvent*>& candidates,
-                     size_t max_events, size_t max_bytes);
-
-// EventsThatFit for a batch that already holds `held_events` events with
-// `held_bytes` of body: how many of the events whose BatchLine sizes are
-// `sizes` (in order) join it. 0 when the batch is not empty and the first
-// does not fit; an empty batch takes at least one.
-size_t LinesThatFit(absl::Span<const size_t> sizes, size_t held_events,
+// How many of `lines` (BatchLines, in order) join a batch that already
+// holds `held_events` events with `held_bytes` of body: as many as keep it
+// within `max_events` events and a body of `max_bytes` bytes. An empty
+// batch takes at least one, so that an event whose line is larger than
+// max_bytes goes alone rather than never; a batch that is not empty takes 0
+// when the first does not fit. A max_events of 0 counts as 1.
+size_t LinesThatFit(absl::Span<const std::string> lines, size_t held_events,
                     size_t held_bytes, size_t max_events, size_t max_bytes);
 
 // The POST for `events`, in that order, to `destination` at time `now`: the
 // format above, with the destination's URL, timeouts, TLS and proxy as
-// BuildRequest (delivery.h) sets them.
-// REQUIRES: `events` is not empty and holds no null; the caller packed it
-// with EventsThatFit.
+// BuildRequest (delivery.h) sets them. `body` is sent as is: the caller
+// measured each event's line to pack the batch, and a line is not cheap to
+// build twice (the whole payload is escaped, or base64-encoded).
+// REQUIRES: `events` is not empty and holds no null; `body` is the
+// BatchLine of each of them, in order, concatenated (packed with
+// LinesThatFit).
 HttpRequest BuildBatchRequest(const std::vector<const PendingEvent*>& events,
-                              const Destination& destination, absl::Time now,
-                              uint64_t tag);
+                              std::string body, const Destination& destination,
+                              absl::Time now, uint64_t tag);
 
 }  // namespace outbox
 

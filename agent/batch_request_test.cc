@@ -2,7 +2,7 @@
 //
 // Batched HTTP without sockets: the body decodes back to the events in
 // order, the headers carry the batch id, the ids and a signature over the
-// whole body, and EventsThatFit packs within its limits.
+// whole body, and LinesThatFit packs within its limits.
 
 #include "agent/batch_request.h"
 
@@ -18,6 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/testing/batch_request.h"
 #include "tests/testing/request_headers.h"
 
 namespace outbox {
@@ -64,7 +65,8 @@ std::vector<nlohmann::json> Lines(const std::string& body) {
 
 TEST(BuildBatchRequestTest, LinesDecodeBackToTheEventsInOrder) {
   const std::vector<PendingEvent> events = {Sale(1), Sale(2), Sale(3)};
-  const HttpRequest r = BuildBatchRequest(Pointers(events), Backend(), kNow, 1);
+  const HttpRequest r =
+      testing::BatchRequestOf(Pointers(events), Backend(), kNow, 1);
   const std::vector<nlohmann::json> lines = Lines(r.body);
   ASSERT_EQ(lines.size(), events.size()) << r.body;
   for (size_t i = 0; i < events.size(); ++i) {
@@ -80,7 +82,8 @@ TEST(BuildBatchRequestTest, LinesDecodeBackToTheEventsInOrder) {
 TEST(BuildBatchRequestTest, EmptyOrderingKeyIsLeftOut) {
   std::vector<PendingEvent> events = {Sale(1)};
   events[0].ordering_key.clear();
-  const HttpRequest r = BuildBatchRequest(Pointers(events), Backend(), kNow, 1);
+  const HttpRequest r =
+      testing::BatchRequestOf(Pointers(events), Backend(), kNow, 1);
   EXPECT_FALSE(Lines(r.body).at(0).contains("ordering_key")) << r.body;
 }
 
@@ -90,7 +93,8 @@ TEST(BuildBatchRequestTest, PayloadThatIsNotUtf8GoesAsBase64) {
       "\xff\x00\xfe"
       "bin",
       6);
-  const HttpRequest r = BuildBatchRequest(Pointers(events), Backend(), kNow, 1);
+  const HttpRequest r =
+      testing::BatchRequestOf(Pointers(events), Backend(), kNow, 1);
   const std::vector<nlohmann::json> lines = Lines(r.body);
   ASSERT_EQ(lines.size(), 2u) << r.body;
   EXPECT_EQ(lines[0].value("data", ""), events[0].payload);
@@ -104,7 +108,8 @@ TEST(BuildBatchRequestTest, PayloadThatIsNotUtf8GoesAsBase64) {
 TEST(BuildBatchRequestTest, TypeThatIsNotUtf8StillGivesOneJsonLine) {
   std::vector<PendingEvent> events = {Sale(1)};
   events[0].type = "sale\xff";
-  const HttpRequest r = BuildBatchRequest(Pointers(events), Backend(), kNow, 1);
+  const HttpRequest r =
+      testing::BatchRequestOf(Pointers(events), Backend(), kNow, 1);
   const std::vector<nlohmann::json> lines = Lines(r.body);
   ASSERT_EQ(lines.size(), 1u) << r.body;
   EXPECT_EQ(lines[0].value("id", ""), events[0].id);
@@ -116,7 +121,8 @@ TEST(BuildBatchRequestTest, TypeThatIsNotUtf8StillGivesOneJsonLine) {
 
 TEST(BuildBatchRequestTest, HeadersNameTheBatchAndItsEvents) {
   const std::vector<PendingEvent> events = {Sale(1), Sale(2), Sale(3)};
-  const HttpRequest r = BuildBatchRequest(Pointers(events), Backend(), kNow, 1);
+  const HttpRequest r =
+      testing::BatchRequestOf(Pointers(events), Backend(), kNow, 1);
   const std::string id = BatchId({events[0].id, events[1].id, events[2].id});
   EXPECT_THAT(testing::HeaderValues(r, "Content-Type"),
               ElementsAre("application/x-ndjson"));
@@ -136,7 +142,7 @@ TEST(BuildBatchRequestTest, SignatureVerifiesOverTheWholeBodyPerSecret) {
   d.secrets = {WebhookSecret("first-key-0123456789abcdef"),
                WebhookSecret("second-key-0123456789abcdef")};
   const std::vector<PendingEvent> events = {Sale(1), Sale(2)};
-  const HttpRequest r = BuildBatchRequest(Pointers(events), d, kNow, 1);
+  const HttpRequest r = testing::BatchRequestOf(Pointers(events), d, kNow, 1);
   const std::vector<std::string> signature =
       testing::HeaderValues(r, "webhook-signature");
   ASSERT_EQ(signature.size(), 1u);
@@ -159,7 +165,7 @@ TEST(BuildBatchRequestTest, DestinationHeadersAndSettingsAreKept) {
   d.timeout = absl::Seconds(17);
   d.proxy = "http://proxy.local:3128";
   const std::vector<PendingEvent> events = {Sale(1)};
-  const HttpRequest r = BuildBatchRequest(Pointers(events), d, kNow, 42);
+  const HttpRequest r = testing::BatchRequestOf(Pointers(events), d, kNow, 42);
   EXPECT_THAT(testing::HeaderValues(r, "Authorization"),
               ElementsAre("Bearer t"));
   EXPECT_EQ(r.tag, 42u);
@@ -190,51 +196,86 @@ TEST(BatchIdTest, AnotherSetOrOrderGivesAnotherId) {
   EXPECT_NE(BatchId({"a", "bc"}), BatchId({"ab", "c"}));
 }
 
-// --- EventsThatFit -----------------------------------------------------------
+// --- LinesThatFit ------------------------------------------------------------
 
-class EventsThatFitTest : public ::testing::Test {
+class LinesThatFitTest : public ::testing::Test {
  protected:
-  EventsThatFitTest() : events_({Sale(1), Sale(2), Sale(3), Sale(4)}) {}
+  LinesThatFitTest() : events_({Sale(1), Sale(2), Sale(3), Sale(4)}) {}
 
   size_t LineSize(int i) const { return BatchLine(events_[i]).size(); }
+
+  // How many of events_ join a batch holding `held_events` events and
+  // `held_bytes` of body, measured as the agent measures them.
+  size_t Fit(size_t held_events, size_t held_bytes, size_t max_events,
+             size_t max_bytes) const {
+    std::vector<std::string> lines;
+    for (const PendingEvent& e : events_) lines.push_back(BatchLine(e));
+    return LinesThatFit(lines, held_events, held_bytes, max_events, max_bytes);
+  }
 
   std::vector<PendingEvent> events_;
 };
 
-TEST_F(EventsThatFitTest, AllFitWithinGenerousLimits) {
-  EXPECT_EQ(EventsThatFit(Pointers(events_), 100, 1 << 20), 4u);
+TEST_F(LinesThatFitTest, AllFitWithinGenerousLimits) {
+  EXPECT_EQ(Fit(0, 0, 100, 1 << 20), 4u);
 }
 
-TEST_F(EventsThatFitTest, StopsAtMaxEvents) {
-  EXPECT_EQ(EventsThatFit(Pointers(events_), 3, 1 << 20), 3u);
+TEST_F(LinesThatFitTest, StopsAtMaxEvents) {
+  EXPECT_EQ(Fit(0, 0, 3, 1 << 20), 3u);
 }
 
-TEST_F(EventsThatFitTest, BodyOfExactlyMaxBytesFits) {
+TEST_F(LinesThatFitTest, BodyOfExactlyMaxBytesFits) {
   const size_t two = LineSize(0) + LineSize(1);
-  EXPECT_EQ(EventsThatFit(Pointers(events_), 100, two), 2u);
-  EXPECT_EQ(EventsThatFit(Pointers(events_), 100, two - 1), 1u);
+  EXPECT_EQ(Fit(0, 0, 100, two), 2u);
+  EXPECT_EQ(Fit(0, 0, 100, two - 1), 1u);
 }
 
-TEST_F(EventsThatFitTest, EventLargerThanMaxBytesGoesAlone) {
+TEST_F(LinesThatFitTest, EventLargerThanMaxBytesGoesAloneInAnEmptyBatch) {
   events_[0].payload = std::string(1000, 'x');
-  EXPECT_EQ(EventsThatFit(Pointers(events_), 100, 100), 1u);
+  EXPECT_EQ(Fit(0, 0, 100, 100), 1u);
 }
 
-TEST_F(EventsThatFitTest, NoCandidatesGiveZero) {
-  EXPECT_EQ(EventsThatFit({}, 100, 1 << 20), 0u);
+TEST_F(LinesThatFitTest, NoCandidatesGiveZero) {
+  EXPECT_EQ(LinesThatFit({}, 0, 0, 100, 1 << 20), 0u);
+  EXPECT_EQ(LinesThatFit({}, 2, 300, 100, 1 << 20), 0u);
 }
 
-TEST_F(EventsThatFitTest, MaxEventsZeroCountsAsOne) {
-  EXPECT_EQ(EventsThatFit(Pointers(events_), 0, 1 << 20), 1u);
+TEST_F(LinesThatFitTest, MaxEventsZeroCountsAsOne) {
+  EXPECT_EQ(Fit(0, 0, 0, 1 << 20), 1u);
+  EXPECT_EQ(Fit(1, 10, 0, 1 << 20), 0u);
 }
 
-TEST_F(EventsThatFitTest, PackedBodyIsWithinMaxBytes) {
+TEST_F(LinesThatFitTest, PackedBodyIsWithinMaxBytes) {
   const size_t max_bytes = LineSize(0) + LineSize(1) + LineSize(2) / 2;
-  std::vector<const PendingEvent*> all = Pointers(events_);
-  const size_t n = EventsThatFit(all, 100, max_bytes);
-  all.resize(n);
+  const size_t n = Fit(0, 0, 100, max_bytes);
   EXPECT_EQ(n, 2u);
-  EXPECT_LE(BuildBatchRequest(all, Backend(), kNow, 1).body.size(), max_bytes);
+  std::vector<const PendingEvent*> packed = Pointers(events_);
+  packed.resize(n);
+  EXPECT_LE(testing::BatchRequestOf(packed, Backend(), kNow, 1).body.size(),
+            max_bytes);
+}
+
+// A batch that already holds events (the agent adds one key's run at a
+// time): its body and its events count against the limits.
+
+TEST_F(LinesThatFitTest, HeldBytesLeaveRoomForFewer) {
+  const size_t held = 1000;
+  const size_t max_bytes = held + LineSize(0) + LineSize(1) + 1;
+  EXPECT_EQ(Fit(3, held, 100, max_bytes), 2u);
+  EXPECT_EQ(Fit(3, held, 100, held + LineSize(0)), 1u);
+}
+
+TEST_F(LinesThatFitTest, HeldEventsCountTowardMaxEvents) {
+  EXPECT_EQ(Fit(2, 10, 3, 1 << 20), 1u);
+  EXPECT_EQ(Fit(3, 10, 3, 1 << 20), 0u);
+}
+
+TEST_F(LinesThatFitTest, HeldBatchTakesNoneWhenTheFirstDoesNotFit) {
+  // Unlike an empty batch, one that holds events leaves an oversized event
+  // for the next batch, and so an exactly full one takes nothing more.
+  events_[0].payload = std::string(1000, 'x');
+  EXPECT_EQ(Fit(1, 50, 100, 100), 0u);
+  EXPECT_EQ(Fit(1, 1 << 20, 100, 1 << 20), 0u);
 }
 
 }  // namespace

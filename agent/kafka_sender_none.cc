@@ -14,7 +14,8 @@ absl::StatusOr<std::unique_ptr<Sender>> NewKafkaSender(
   return absl::FailedPreconditionError(absl::StrCat(
       "destination ", destination.name,
       " produces to Kafka, and this agent was built without Kafka "
-      "(configure with -DOUTBOX_WITH_KAFKA=ON and librdkafka-dev)"));
+      "(configure with -DOUTBOX_WITH_KAFKA=ON and librdkafka-dev for the "
+      "target; a fully static build cannot have it)"));
 }
 
 }  // namespace outbox

@@ -14,7 +14,8 @@ absl::StatusOr<std::unique_ptr<Sender>> NewMqttSender(
   return absl::FailedPreconditionError(absl::StrCat(
       "destination ", destination.name,
       " publishes to an MQTT broker, and this agent was built without MQTT "
-      "(configure with -DOUTBOX_WITH_MQTT=ON and libmosquitto-dev)"));
+      "(configure with -DOUTBOX_WITH_MQTT=ON and libmosquitto-dev for the "
+      "target; a fully static build cannot have it)"));
 }
 
 }  // namespace outbox

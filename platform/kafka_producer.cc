@@ -36,6 +36,9 @@ class RdKafkaProducer final : public KafkaProducer {
   absl::Status Init(const KafkaOptions& options);
   absl::Status connection_status() const override { return status_; }
   int fd() const override { return wakeup_->fd(); }
+  bool failed_fatally() const override {
+    return rd_kafka_fatal_error(rk_, nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR;
+  }
   void Process(std::vector<KafkaResult>* done) override;
   absl::Status Produce(const KafkaMessage& message) override;
   size_t InFlight() const override { return in_flight_.size(); }

@@ -123,6 +123,13 @@ class KafkaProducer {
   // coming back, so the status stays until the next delivery succeeds.
   virtual absl::Status connection_status() const = 0;
 
+  // Whether the producer hit a fatal idempotence error (__FATAL: the
+  // broker and the producer disagree on its sequence numbers). It then
+  // refuses every message and delivers none of those in flight: the caller
+  // must abandon them and create a new producer, which gets a new producer
+  // id and sends them again.
+  virtual bool failed_fatally() const = 0;
+
   // Readable whenever Process() has delivery reports or errors to serve,
   // until Process() runs. Valid for the life of the producer; the caller
   // must not read or close it.

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -152,8 +153,11 @@ TEST_F(AgentKafkaTest, PermanentBrokerErrorDeadLettersWithTheReason) {
   auto dead = store_->ListDeadLetters(10);
   ASSERT_OUTBOX_OK(dead);
   ASSERT_EQ(dead->size(), 1u);
-  EXPECT_NE((*dead)[0].reason.find("Kafka: "), std::string::npos)
+  // As outboxctl shows it: the broker's answer, named once.
+  EXPECT_EQ((*dead)[0].reason.rfind("Kafka: Broker: ", 0), 0u)
       << (*dead)[0].reason;
+  EXPECT_EQ((*dead)[0].event.last_error, (*dead)[0].reason);
+  EXPECT_EQ((*dead)[0].event.last_http_status, 0);
   EXPECT_NE((*dead)[0].reason.find("rejected"), std::string::npos)
       << (*dead)[0].reason;
   EXPECT_TRUE(Log().empty());
@@ -170,6 +174,29 @@ TEST_F(AgentKafkaTest, RetriableBrokerErrorIsWrittenOnce) {
   const std::vector<ConsumedMessage> got = Log();
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].Header("event-id"), ids[0]);
+}
+
+// A sequence number the broker refuses is fatal to an idempotent producer:
+// it would refuse every event from then on. The agent replaces it; what was
+// in flight is sent again under its id, and the rest follow.
+TEST_F(AgentKafkaTest, ProducerFailingFatallyIsReplacedAndNothingIsLost) {
+  std::vector<std::string> ids = CommitEvents(1, /*keys=*/1);
+  auto agent = MakeAgent(KafkaConfig());
+  ASSERT_NE(agent, nullptr);
+  ASSERT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  cluster_->FailNextProduces({RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER});
+  for (const std::string& id : CommitEvents(4, /*keys=*/1)) ids.push_back(id);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  EXPECT_EQ(agent->stats().delivered, 5u);
+  EXPECT_EQ(agent->stats().dead_lettered, 0u);
+  EXPECT_GE(agent->stats().retries_scheduled, 1u);  // the refused one
+  std::vector<std::string> first_seen;
+  std::set<std::string> seen;
+  for (const ConsumedMessage& m : Log()) {
+    const std::string id = m.Header("event-id");
+    if (seen.insert(id).second) first_seen.push_back(id);
+  }
+  EXPECT_EQ(first_seen, ids);  // each id, in commit order
 }
 
 TEST_F(AgentKafkaTest, MetricsNameTheDestinationsKind) {

@@ -67,6 +67,15 @@ std::string CtlTest::Commit(const Event& event) {
 
 std::string CtlTest::MakeDeadLetter(absl::Time dead_at,
                                     const std::string& type) {
+  return MakeDeadLetterAfter(dead_at, "HTTP 503", 503, "max attempts reached",
+                             type);
+}
+
+std::string CtlTest::MakeDeadLetterAfter(absl::Time dead_at,
+                                         const std::string& error,
+                                         int http_status,
+                                         const std::string& reason,
+                                         const std::string& type) {
   testing::FakeClock clock(dead_at - absl::Minutes(5));
   std::unique_ptr<Store> store = OpenStore(&clock);
   if (store == nullptr) return "";
@@ -78,14 +87,14 @@ std::string CtlTest::MakeDeadLetter(absl::Time dead_at,
   if (!event.ok()) return "";
   clock.Set(dead_at);
   AttemptRecord attempt;
-  attempt.error = "HTTP 503";
-  attempt.http_status = 503;
+  attempt.error = error;
+  attempt.http_status = http_status;
   attempt.next_attempt = dead_at;
   EXPECT_OUTBOX_OK(store->RecordAttempt(*event, attempt));
   event = store->FindPending(id);  // with the attempt recorded
   EXPECT_OUTBOX_OK(event);
   if (!event.ok()) return "";
-  EXPECT_OUTBOX_OK(store->MoveToDeadLetters(*event, "max attempts reached"));
+  EXPECT_OUTBOX_OK(store->MoveToDeadLetters(*event, reason));
   EXPECT_OUTBOX_OK(store->Close());
   return id;
 }

@@ -47,6 +47,11 @@ class CtlTest : public ::testing::Test {
   // after one failed attempt (HTTP 503); returns its id.
   std::string MakeDeadLetter(absl::Time dead_at,
                              const std::string& type = "sale.created");
+  // The same with `reason`, after an attempt that ended with `error` and
+  // `http_status` (0: no HTTP answer, as from an MQTT or Kafka destination).
+  std::string MakeDeadLetterAfter(absl::Time dead_at, const std::string& error,
+                                  int http_status, const std::string& reason,
+                                  const std::string& type = "sale.created");
 
   // Stdout of `result` parsed as one JSON document; a failure (and an empty
   // object) if it is not.

@@ -16,12 +16,14 @@
 namespace outbox::ctl {
 
 // One line (with '\n') for `list`: id, seq, type, ordering key, destination,
-// attempts, next attempt or death, last error and HTTP status. No payload.
+// attempts, next attempt or death, last error, and the HTTP status when the
+// last attempt had an HTTP answer. No payload.
 std::string PendingLine(const PendingEvent& event);
 std::string DeadLine(const DeadLetter& dead);
 
-// Every field, one per line, payload last: printed as is when it is text a
-// terminal shows safely, otherwise as base64 (and said so).
+// Every field, one per line (the HTTP status only after an HTTP answer),
+// payload last: printed as is when it is text a terminal shows safely,
+// otherwise as base64 (and said so).
 std::string PendingDetail(const PendingEvent& event);
 std::string DeadDetail(const DeadLetter& dead);
 

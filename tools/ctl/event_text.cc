@@ -22,9 +22,16 @@ std::string CommonFields(const PendingEvent& e) {
                       " dest=", Quote(e.destination), " attempts=", e.attempts);
 }
 
+// The last attempt's error is what the receiver answered ("HTTP 503",
+// "PUBACK: ...", "Kafka: ...") or why no answer came, for every kind of
+// destination; an HTTP status follows only when there was one, so that an
+// MQTT or Kafka event does not read as if an HTTP receiver never answered.
 std::string LastFailure(const PendingEvent& e) {
-  return absl::StrCat(" last_error=", Quote(e.last_error),
-                      " http=", HttpStatusText(e.last_http_status));
+  std::string out = absl::StrCat(" last_error=", Quote(e.last_error));
+  if (e.last_http_status != 0) {
+    absl::StrAppend(&out, " http=", e.last_http_status);
+  }
+  return out;
 }
 
 void AppendEventFields(const PendingEvent& e, std::string* out) {
@@ -40,8 +47,9 @@ void AppendEventFields(const PendingEvent& e, std::string* out) {
   AddField(out, "attempts", absl::StrCat(e.attempts));
   AddField(out, "first attempt", FormatTimeOr(e.first_attempt, "none"));
   AddField(out, "last error", Quote(e.last_error));
-  AddField(out, "last HTTP status",
-           e.last_http_status == 0 ? "none" : absl::StrCat(e.last_http_status));
+  if (e.last_http_status != 0) {  // as in LastFailure
+    AddField(out, "last HTTP status", absl::StrCat(e.last_http_status));
+  }
 }
 
 void AppendPayload(absl::string_view payload, std::string* out) {

@@ -74,6 +74,65 @@ TEST_F(CtlReadTest, ShowJsonOfADeadLetterHasItsDeathAndPayload) {
   EXPECT_TRUE(v.at("dead_at_unix_ms").is_number_integer()) << v.dump();
 }
 
+TEST_F(CtlReadTest, ShowOfAnHttpDeadLetterGivesItsLastStatus) {
+  const std::string id = MakeDeadLetter(absl::Now() - absl::Hours(1));
+  sink::ExitResult r = Ctl({"show", id});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  last error:       \"HTTP 503\"\n"));
+  EXPECT_THAT(r.out, HasSubstr("  last HTTP status: 503\n"));
+}
+
+// Dead letters as the agent leaves them when a broker refuses an event
+// (Decide() in agent/delivery.h: the sender's answer, then why it is given
+// up, as both the last error and the reason) with no HTTP status.
+constexpr char kPubackRefusal[] =
+    "PUBACK: the broker answered the publish with Not authorized (0x87); the "
+    "broker's ACL does not let this client publish to the topic: the "
+    "receiver rejected the event";
+constexpr char kKafkaRefusal[] =
+    "Kafka: Broker: Topic authorization failed (TOPIC_AUTHORIZATION_FAILED); "
+    "the cluster's ACLs do not let this client write to the topic: the "
+    "receiver rejected the event";
+
+class CtlBrokerDeadLetterTest : public CtlTest {
+ protected:
+  // `list dead`, `show` and `show --json` of a dead letter whose last
+  // attempt ended with `answer` from a broker: the answer, and no HTTP
+  // status (as if an HTTP receiver had never answered).
+  void ExpectReadsAsTheBrokersAnswer(const std::string& answer) {
+    const std::string id = MakeDeadLetterAfter(absl::Now() - absl::Hours(1),
+                                               answer, 0, answer, "sale");
+    const std::string quoted = absl::StrCat("\"", answer, "\"");
+
+    sink::ExitResult r = Ctl({"list", "dead"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr(absl::StrCat(" last_error=", quoted, "\n")));
+    EXPECT_THAT(r.out, Not(HasSubstr(" http="))) << r.out;
+
+    r = Ctl({"show", id});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.out,
+                HasSubstr(absl::StrCat("  last error:       ", quoted, "\n")));
+    EXPECT_THAT(r.out,
+                HasSubstr(absl::StrCat("  reason:           ", quoted, "\n")));
+    EXPECT_THAT(r.out, Not(HasSubstr("HTTP"))) << r.out;
+
+    const nlohmann::json v = Json(Ctl({"show", id, "--json"}));
+    EXPECT_EQ(Field(v, "last_error"), answer);
+    EXPECT_EQ(Field(v, "reason"), answer);
+    EXPECT_EQ(Field(v, "last_http_status"), "null");
+    EXPECT_EQ(Field(v, "attempts"), "1");
+  }
+};
+
+TEST_F(CtlBrokerDeadLetterTest, MqttRefusalReadsAsThePubackAnswer) {
+  ExpectReadsAsTheBrokersAnswer(kPubackRefusal);
+}
+
+TEST_F(CtlBrokerDeadLetterTest, KafkaRefusalReadsAsTheBrokersError) {
+  ExpectReadsAsTheBrokersAnswer(kKafkaRefusal);
+}
+
 TEST_F(CtlReadTest, ShowJsonGivesANonUtf8PayloadAsBase64) {
   Event e = MakeEvent("blob", "", std::string("\xFF\x00\x01", 3));
   e.content_type = "application/octet-stream";

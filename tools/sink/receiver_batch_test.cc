@@ -12,6 +12,7 @@
 #include "agent/batch_request.h"
 #include "agent/webhook_signature.h"
 #include "gtest/gtest.h"
+#include "tests/testing/batch_request.h"
 #include "tests/testing/request_headers.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
@@ -56,7 +57,8 @@ class ReceiverBatchTest : public ::testing::Test {
   IncomingRequest Batch() {
     std::vector<const PendingEvent*> events;
     for (const PendingEvent& e : events_) events.push_back(&e);
-    const HttpRequest r = BuildBatchRequest(events, destination_, kNow, 1);
+    const HttpRequest r =
+        testing::BatchRequestOf(events, destination_, kNow, 1);
     IncomingRequest in;
     in.method = r.method;
     in.path = in.raw_path = "/hook";

@@ -21,6 +21,7 @@
 #include "agent/webhook_signature.h"
 #include "gtest/gtest.h"
 #include "outbox/store.h"
+#include "tests/testing/batch_request.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
 #include "tests/testing/target_command.h"
@@ -91,7 +92,8 @@ class SinkBatchTest : public ::testing::Test {
   }
 
   HttpRequest BatchOf(const std::vector<PendingEvent>& events) {
-    return BuildBatchRequest(Pointers(events), destination_, absl::Now(), 1);
+    return testing::BatchRequestOf(Pointers(events), destination_, absl::Now(),
+                                   1);
   }
 
   static std::vector<PendingEvent> Events(int count) {
