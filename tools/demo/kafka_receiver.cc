@@ -8,9 +8,9 @@
 // the tills start (its port bound, not listening: refused). Up: set up
 // again, and the recorder reads the topic from its beginning, so nothing
 // the tills produced can pass it by. The broker goes down once, before
-// anyone connected: the mock cluster re-binds the same port on the way
-// down and aborts if another socket took it, which only a cluster with
-// live connections risks (see tests/kill/pos_sim_kafka_kill_test.cc).
+// anyone connected: the mock cluster aborts the process if another socket
+// takes its port while it is down (tests/kill/pos_sim_kafka_kill_test.cc),
+// and one short outage leaves that the least room.
 
 #include <memory>
 #include <utility>
