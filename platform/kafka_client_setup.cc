@@ -62,6 +62,10 @@ std::vector<Setting> Settings(const KafkaOptions& options) {
       // A message counts until its report has been served, so this is
       // KafkaOptions::max_in_flight exactly (__QUEUE_FULL beyond it).
       {"queue.buffering.max.messages", absl::StrCat(options.max_in_flight)},
+      // The agent sends an ordering key's events one at a time (FIFO), so
+      // waiting for a fuller batch (librdkafka waits 5 ms by default) only
+      // delays each; messages of several keys in flight still share one.
+      {"linger.ms", "0"},
       {"security.protocol", ProtocolName(options.security)},
   };
   if (options.TEST_socket_timeout > absl::ZeroDuration()) {

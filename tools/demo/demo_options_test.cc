@@ -59,6 +59,15 @@ TEST(DemoOptionsTest, BatchStoryHasMoreSalesUnlessTheFlagsSayOtherwise) {
   EXPECT_EQ(set->rate, 400);
 }
 
+TEST(DemoOptionsTest, BrokerStoriesHaveTenTimesTheSales) {
+  for (const char* name : {"mqtt", "kafka"}) {
+    auto o = ParseDemoFlags({"--short", "--transport", name}, nullptr);
+    if (!o.ok()) continue;  // not built: the test below checks the refusal
+    EXPECT_EQ(o->sales, 400) << name;
+    EXPECT_EQ(o->rate, 1000) << name;
+  }
+}
+
 TEST(DemoOptionsTest, TransportDefaultsToWebhook) {
   auto o = ParseDemoFlags({"--short"}, nullptr);
   ASSERT_TRUE(o.ok()) << o.status();
