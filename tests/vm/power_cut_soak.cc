@@ -137,13 +137,14 @@ absl::Status PowerCutSoak::RunBoot(CutPlan plan, bool final_boot) {
   if (plan == CutPlan::kAfterSale) {
     boot.delay_ms =
         absl::Uniform<int64_t>(absl::IntervalClosed, rng_, 0,
-                               static_cast<int64_t>(2000 / options_.rate));
+                               static_cast<int64_t>(1000 / options_.rate) + 30);
   }
 
   const std::string prefix = absl::StrCat(options_.dir, "/boot-", boot.index);
   auto disk = LossyDiskProcess::Start(
       options_.disk_binary, platter_,
-      {"--mode=" + boot.mode, absl::StrCat("--seed=", rng_())},
+      {"--mode=" + boot.mode, absl::StrCat("--seed=", rng_()),
+       absl::StrCat("--flush-ms=", options_.flush_ms)},
       options_.dir + "/disk.err");
   if (!disk.ok()) return disk.status();
   BoardConfig config;

@@ -53,9 +53,13 @@ struct PowerCutOptions {
   // The plans, in turn.
   std::vector<CutPlan> plans = {CutPlan::kAfterSale, CutPlan::kMidDelivery,
                                 CutPlan::kAnyTime, CutPlan::kAfterDrained};
-  bool fsync = true;       // false: pos-sim --fsync off, the broken store
-  double rate = 20;        // --rate
-  int max_new_sales = 20;  // each boot adds 3..this to --sales
+  bool fsync = true;  // false: pos-sim --fsync off, the broken store
+  // The disk's --flush-ms: a FLUSH takes this long, and a cut meanwhile
+  // finds the writes before it unflushed (without it the window between
+  // an fsync's writes and its flush is one loopback round trip).
+  int flush_ms = 5;
+  double rate = 100;       // --rate
+  int max_new_sales = 30;  // each boot adds 3..this to --sales
   // A boot that prints nothing for this long is stuck.
   absl::Duration stall_timeout = absl::Seconds(120);
 };
