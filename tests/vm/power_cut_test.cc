@@ -80,7 +80,7 @@ void PrintFigures(uint64_t seed, const std::vector<Boot>& boots,
                   absl::Duration wall) {
   std::map<std::string, int> plans, modes, fsck;
   uint64_t unflushed = 0, kept = 0, dropped = 0;
-  int cuts = 0, torn = 0;
+  int cuts = 0, torn = 0, dirty_cuts = 0;
   absl::Duration boot_sum;
   int booted = 0;
   for (const Boot& b : boots) {
@@ -95,7 +95,10 @@ void PrintFigures(uint64_t seed, const std::vector<Boot>& boots,
     ++cuts;
     ++plans[CutPlanName(b.plan)];
     ++modes[b.mode];
-    unflushed += b.disk.count("unflushed") ? b.disk.at("unflushed") : 0;
+    const uint64_t found =
+        b.disk.count("unflushed") ? b.disk.at("unflushed") : 0;
+    unflushed += found;
+    dirty_cuts += found > 0 ? 1 : 0;
     kept += b.disk.count("kept") ? b.disk.at("kept") : 0;
     dropped += b.disk.count("dropped") ? b.disk.at("dropped") : 0;
   }
@@ -109,7 +112,8 @@ void PrintFigures(uint64_t seed, const std::vector<Boot>& boots,
             << " cuts/minute)\n[vm soak] cuts per plan: " << join(plans)
             << "\n[vm soak] cuts per cache mode: " << join(modes)
             << "\n[vm soak] unflushed block writes at the cuts: " << unflushed
-            << " (kept " << kept << ", dropped " << dropped << ")"
+            << " (kept " << kept << ", dropped " << dropped << "), in "
+            << dirty_cuts << " cuts"
             << "\n[vm soak] e2fsck -fy after each boot: " << join(fsck)
             << "\n[vm soak] mean boot to sink-ready: "
             << absl::FormatDuration(booted > 0 ? boot_sum / booted
