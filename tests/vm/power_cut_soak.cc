@@ -125,7 +125,7 @@ std::vector<std::string> PowerCutSoak::KernelArgs() const {
   return args;
 }
 
-absl::Status PowerCutSoak::RunBoot(CutPlan plan, bool final_boot) {
+Boot PowerCutSoak::PlanBoot(CutPlan plan) {
   Boot boot;
   boot.index = static_cast<int>(boots_.size());
   boot.mode = options_.modes[boots_.size() % options_.modes.size()];
@@ -139,7 +139,11 @@ absl::Status PowerCutSoak::RunBoot(CutPlan plan, bool final_boot) {
         absl::Uniform<int64_t>(absl::IntervalClosed, rng_, 0,
                                static_cast<int64_t>(1000 / options_.rate) + 30);
   }
+  return boot;
+}
 
+absl::Status PowerCutSoak::RunBoot(CutPlan plan, bool final_boot) {
+  Boot boot = PlanBoot(plan);
   const std::string prefix = absl::StrCat(options_.dir, "/boot-", boot.index);
   auto disk = LossyDiskProcess::Start(
       options_.disk_binary, platter_,
@@ -159,23 +163,8 @@ absl::Status PowerCutSoak::RunBoot(CutPlan plan, bool final_boot) {
   started_ = absl::Now();
   auto board = Board::Boot(config);
   if (!board.ok()) return board.status();
-  absl::Status watched = Watch(board->get(), &boot);
-  if (!(*board)->exited()) {
-    (*board)->Cut();
-    boot.cut = true;
-  }
-  boot.life = absl::Now() - started_;
-  // What qemu had passed on before it died is on the console: those
-  // lines were acknowledged too.
-  std::string line;
-  absl::Time ignored = absl::InfiniteFuture();
-  while ((*board)->ReadConsole(absl::InfinitePast(), &line) ==
-         ChildProcess::Read::kLine) {
-    absl::Status parsed = OnLine(line, absl::Now(), &boot, &ignored);
-    if (watched.ok()) watched = parsed;
-  }
-  console_.close();
-  absl::Status settled = Settle(disk->get(), config.serial1_path, &boot);
+  const absl::Status watched = CutAndCollect(board->get(), &boot);
+  const absl::Status settled = Settle(disk->get(), config.serial1_path, &boot);
   if (boot.boot_time > absl::ZeroDuration()) {
     mean_boot_ = (3 * mean_boot_ + boot.boot_time) / 4;  // aims any_time
   }
@@ -188,6 +177,26 @@ absl::Status PowerCutSoak::RunBoot(CutPlan plan, bool final_boot) {
         boot.last_console, "\" (", prefix, ".console)"));
   }
   return absl::OkStatus();
+}
+
+absl::Status PowerCutSoak::CutAndCollect(Board* board, Boot* boot) {
+  absl::Status watched = Watch(board, boot);
+  if (!board->exited()) {
+    board->Cut();
+    boot->cut = true;
+  }
+  boot->life = absl::Now() - started_;
+  // What qemu had passed on before it died is on the console: those
+  // lines were acknowledged too.
+  std::string line;
+  absl::Time ignored = absl::InfiniteFuture();
+  while (board->ReadConsole(absl::InfinitePast(), &line) ==
+         ChildProcess::Read::kLine) {
+    absl::Status parsed = OnLine(line, absl::Now(), boot, &ignored);
+    if (watched.ok()) watched = parsed;
+  }
+  console_.close();
+  return watched;
 }
 
 absl::Status PowerCutSoak::Watch(Board* board, Boot* boot) {

@@ -102,7 +102,12 @@ class PowerCutSoak {
 
  private:
   absl::Status MakeDisk();
+  // The next boot's draws: mode, plan, its argument, --sales.
+  Boot PlanBoot(CutPlan plan);
   absl::Status RunBoot(CutPlan plan, bool final_boot);
+  // Watches the boot, cuts the power unless it powered off, and reads the
+  // console lines qemu had sent. Errors: Watch's and OnLine's.
+  absl::Status CutAndCollect(Board* board, Boot* boot);
   // Reads the console until the plan's moment, a power-off or a stall.
   absl::Status Watch(Board* board, Boot* boot);
   // Parses one console line (and keeps it in the boot's .console file);
