@@ -25,6 +25,8 @@ packages=(
   systemd                 # systemd-analyze verify, systemd-sysusers (tests/dist)
   clang libclang-rt-14-dev  # libFuzzer + ASan/UBSan runtimes (tests/fuzz)
   qemu-utils              # qemu-io, the NBD client of tests/vm's lossy-disk tests
+  qemu-system-x86         # the virtual board of tests/vm's power cuts (TCG, no KVM needed)
+  e2fsprogs               # mkfs.ext4, e2fsck, debugfs: the board's disk, checked on the host
 )
 
 log() { echo "install-deps: $*"; }

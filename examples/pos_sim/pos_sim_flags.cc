@@ -39,6 +39,11 @@ absl::Status SetFlag(const std::string& flag, const std::string& value,
     if (!absl::SimpleAtod(value, &f->rate) || !(f->rate > 0)) {
       return Bad("rate", "sales per second > 0", value);
     }
+  } else if (flag == "--fsync") {
+    if (value != "on" && value != "off") {
+      return Bad("fsync", "on or off", value);
+    }
+    f->fsync = value == "on";
   } else if (flag == "--saga") {
     if (value == "whole") {
       f->mix.saga = SaleMix::Saga::kWhole;
@@ -93,10 +98,14 @@ absl::StatusOr<PosSimFlags> ParsePosSimFlags(
 
 std::string PosSimUsage() {
   return R"(usage: outbox-pos-sim --db DIR --config FILE --sales N [--rate R] [--till T]
+                      [--fsync off]
                       [--saga MODE [--decline-every K] [--refund-every K]]
   --sales N   total sales to make (a restart continues the count)
   --rate R    sales per second (default 50)
   --till T    till name: ordering key and sale-id prefix (default till-1)
+  --fsync off for tests only: commits without fsync (Options::sync false),
+              so an acknowledged sale can vanish at a power cut; the
+              broken store tests/vm's power cuts must catch (default on)
   --saga MODE commit seed 003's order for a workflow (event type
               sale.created): "whole", every step gets the whole order, or
               "per_step", one member per step: reserve, fraud, shipping,

@@ -34,6 +34,17 @@ TEST(PosSimFlagsTest, WithoutSagaSalesArePlain) {
   EXPECT_EQ(f->sales, 5);
 }
 
+TEST(PosSimFlagsTest, FsyncIsOnUnlessTurnedOff) {
+  absl::StatusOr<PosSimFlags> on = ParsePosSimFlags(Base());
+  ASSERT_OUTBOX_OK(on);
+  EXPECT_TRUE(on->fsync);
+  absl::StatusOr<PosSimFlags> off = ParsePosSimFlags(With({"--fsync", "off"}));
+  ASSERT_OUTBOX_OK(off);
+  EXPECT_FALSE(off->fsync);
+  EXPECT_STATUS_CODE(ParsePosSimFlags(With({"--fsync", "no"})),
+                     absl::StatusCode::kInvalidArgument);
+}
+
 TEST(PosSimFlagsTest, UnknownSagaModeIsRefused) {
   EXPECT_STATUS_CODE(ParsePosSimFlags(With({"--saga", "both"})),
                      absl::StatusCode::kInvalidArgument);

@@ -4,12 +4,14 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
 #include "tests/vm/lossy_disk_os.h"
 
 namespace outbox::vm {
@@ -24,7 +26,7 @@ void PrintLine(const std::string& line) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<DiskServer>> DiskServer::Start(
-    int port, WriteCache* cache) {
+    int port, WriteCache* cache, absl::Duration flush_latency) {
   absl::StatusOr<ScopedFd> signals =
       SignalsAsFd({SIGUSR1, SIGUSR2, SIGTERM, SIGINT});
   if (!signals.ok()) return signals.status();
@@ -39,7 +41,7 @@ absl::StatusOr<std::unique_ptr<DiskServer>> DiskServer::Start(
   if (!status.ok()) return status;
   return std::unique_ptr<DiskServer>(
       new DiskServer(cache, *std::move(poller), *std::move(listener),
-                     *std::move(signals), bound_port));
+                     *std::move(signals), bound_port, flush_latency));
 }
 
 absl::Status DiskServer::Run() {
@@ -50,7 +52,12 @@ absl::Status DiskServer::Run() {
       options.honest ? 1 : 0));
   std::vector<Poller::Ready> ready;
   while (true) {
-    absl::Status status = poller_->Wait(absl::InfiniteDuration(), &ready);
+    const absl::Duration timeout =
+        session_ != nullptr && session_->flushing()
+            ? std::max(absl::ZeroDuration(),
+                       session_->flush_due() - absl::Now())
+            : absl::InfiniteDuration();
+    absl::Status status = poller_->Wait(timeout, &ready);
     if (!status.ok()) return status;
     bool signalled = false;
     for (const Poller::Ready& r : ready) signalled |= r.fd == signals_.get();
@@ -62,6 +69,8 @@ absl::Status DiskServer::Run() {
       if (!*go_on) return absl::OkStatus();
       continue;
     }
+    status = FinishFlushIfDue();
+    if (!status.ok()) return status;
     for (const Poller::Ready& r : ready) {
       if (r.fd == listener_.get()) status = Accept();
       if (session_ != nullptr && r.fd == session_->fd()) status = Serve();
@@ -125,7 +134,7 @@ absl::Status DiskServer::Accept() {
   }
   ++connections_;
   absl::StatusOr<std::unique_ptr<NbdSession>> session =
-      NbdSession::Start(*std::move(socket), cache_);
+      NbdSession::Start(*std::move(socket), cache_, flush_latency_);
   if (!session.ok()) return absl::OkStatus();  // the client is gone already
   // One client at a time: the next connection waits in the backlog.
   poller_->Forget(listener_.get());
@@ -135,7 +144,12 @@ absl::Status DiskServer::Accept() {
 
 absl::Status DiskServer::Serve() {
   absl::StatusOr<bool> go_on = session_->Step();
-  if (go_on.ok() && *go_on) return absl::OkStatus();
+  if (go_on.ok() && *go_on) {
+    // Requests are answered in order: the next waits in the socket until
+    // the held FLUSH is done.
+    if (session_->flushing()) poller_->Forget(session_->fd());
+    return absl::OkStatus();
+  }
   // A client killed with its board just disconnects; anything else is
   // worth a line for whoever debugs the harness.
   if (!go_on.ok() && !absl::IsUnavailable(go_on.status())) {
@@ -143,6 +157,16 @@ absl::Status DiskServer::Serve() {
                  std::string(go_on.status().message()).c_str());
   }
   return EndSession();
+}
+
+absl::Status DiskServer::FinishFlushIfDue() {
+  if (session_ == nullptr || !session_->flushing() ||
+      absl::Now() < session_->flush_due()) {
+    return absl::OkStatus();
+  }
+  absl::Status status = session_->FinishFlush();
+  if (!status.ok()) return EndSession();  // the client is gone
+  return poller_->Watch(session_->fd(), Poller::kReadable);
 }
 
 absl::Status DiskServer::EndSession() {

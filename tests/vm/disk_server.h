@@ -32,6 +32,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "platform/poller.h"
 #include "platform/scoped_fd.h"
 #include "tests/vm/nbd_session.h"
@@ -44,8 +45,10 @@ class DiskServer {
   // Listens on 127.0.0.1:`port` (0: any free port) for a disk over `cache`,
   // which must outlive the server, and blocks the signals above.
   // Errors: PosixError codes of the sockets, signalfd and epoll.
-  static absl::StatusOr<std::unique_ptr<DiskServer>> Start(int port,
-                                                           WriteCache* cache);
+  // A FLUSH is held `flush_latency` before it runs (NbdSession).
+  static absl::StatusOr<std::unique_ptr<DiskServer>> Start(
+      int port, WriteCache* cache,
+      absl::Duration flush_latency = absl::ZeroDuration());
 
   int port() const { return port_; }
 
@@ -55,8 +58,10 @@ class DiskServer {
 
  private:
   DiskServer(WriteCache* cache, std::unique_ptr<Poller> poller,
-             ScopedFd listener, ScopedFd signals, int port)
+             ScopedFd listener, ScopedFd signals, int port,
+             absl::Duration flush_latency)
       : cache_(cache),
+        flush_latency_(flush_latency),
         poller_(std::move(poller)),
         listener_(std::move(listener)),
         signals_(std::move(signals)),
@@ -68,10 +73,13 @@ class DiskServer {
   void PrintCounts() const;
   absl::Status Accept();
   absl::Status Serve();
+  // Runs the session's held FLUSH once it is due, and reads on.
+  absl::Status FinishFlushIfDue();
   // Closes the client's connection, if any, and listens for the next.
   absl::Status EndSession();
 
   WriteCache* const cache_;
+  const absl::Duration flush_latency_;
   std::unique_ptr<Poller> poller_;
   ScopedFd listener_;
   ScopedFd signals_;

@@ -27,7 +27,8 @@ constexpr int kExitUsage = 2;
 
 constexpr char kUsage[] =
     "usage: outbox-lossy-disk --platter=IMAGE [--port=N] [--mode=M]\n"
-    "                         [--keep=P] [--seed=N] [--honest]\n"
+    "                         [--keep=P] [--seed=N] [--flush-ms=T]\n"
+    "                         [--honest]\n"
     "Serves IMAGE (an existing file, a multiple of 4096 bytes) as an NBD\n"
     "disk on 127.0.0.1:N (0, the default: any free port, printed) whose\n"
     "writes sit in a volatile cache until FLUSH or FUA.\n"
@@ -36,6 +37,8 @@ constexpr char kUsage[] =
     "  --keep=P           probability that subset/reorder keeps a block\n"
     "                     write (default 0.5)\n"
     "  --seed=N           seeds the cut draws (default: from the OS, printed)\n"
+    "  --flush-ms=T       a FLUSH takes T ms (default 0): the writes stay\n"
+    "                     unflushed, and meet a cut, until it is answered\n"
     "  --honest           every write is durable at once\n"
     "Signals: SIGUSR1 power cut, SIGUSR2 print counts, SIGTERM/SIGINT a last\n"
     "cut, counts and exit.\n";
@@ -44,6 +47,7 @@ struct Flags {
   std::string platter;
   int port = 0;
   WriteCacheOptions cache;
+  int flush_ms = 0;
   bool help = false;
 };
 
@@ -81,6 +85,10 @@ absl::Status ParseFlag(const std::string& arg, Flags* flags) {
     double& keep = flags->cache.keep;
     if (!absl::SimpleAtod(value, &keep) || !(keep >= 0 && keep <= 1)) {
       return BadFlag(arg, "a probability 0-1");
+    }
+  } else if (name == "--flush-ms") {
+    if (!absl::SimpleAtoi(value, &flags->flush_ms) || flags->flush_ms < 0) {
+      return BadFlag(arg, "milliseconds >= 0");
     }
   } else if (name == "--seed") {
     if (!absl::SimpleAtoi(value, &flags->cache.seed)) {
@@ -128,8 +136,8 @@ int Run(int argc, char** argv) {
                     " bytes, not a multiple of 4096 (truncate -s it)")));
   }
   WriteCache cache(platter->get(), flags->cache);
-  absl::StatusOr<std::unique_ptr<DiskServer>> server =
-      DiskServer::Start(flags->port, &cache);
+  absl::StatusOr<std::unique_ptr<DiskServer>> server = DiskServer::Start(
+      flags->port, &cache, absl::Milliseconds(flags->flush_ms));
   if (!server.ok()) return Fail(kExitRuntime, server.status());
   absl::Status status = (*server)->Run();
   if (!status.ok()) return Fail(kExitRuntime, status);

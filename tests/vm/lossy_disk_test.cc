@@ -9,7 +9,8 @@
 //
 // Invariant: what was flushed, or written with FUA, survives every cut
 // mode; unflushed writes are all lost under drop, partly under subset, none
-// on an honest disk; and the cut's counts match what reads back.
+// on an honest disk; a FLUSH held by --flush-ms protects nothing until it
+// runs; and the cut's counts match what reads back.
 
 #include <signal.h>
 
@@ -22,7 +23,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "platform/child_process.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
@@ -190,6 +193,37 @@ TEST_F(LossyDiskTest, HonestDiskKeepsEveryWrite) {
   const DiskLine cut = Cut();
   EXPECT_EQ(cut.at("unflushed"), 0u);
   const std::string out = QemuIo({"read -P 0x5a 0 64k"}, /*die=*/false);
+  EXPECT_EQ(FailedOffsets(out), std::vector<uint64_t>()) << out;
+}
+
+// --flush-ms holds a FLUSH before it runs: a cut meanwhile finds the writes
+// before it unflushed; once due, it runs and is answered.
+TEST_F(LossyDiskTest, AHeldFlushLeavesTheWritesToTheCut) {
+  StartDisk({"--mode=drop", "--flush-ms=60000"});
+  absl::StatusOr<std::unique_ptr<ChildProcess>> client =
+      ChildProcess::StartToFiles(
+          {OUTBOX_QEMU_IO_BINARY, "-f", "raw", "-t", "writeback", "-c",
+           "write -P 0x42 0 64k", "-c", "flush", disk_->Url()},
+          dir_.Sub("held.out"), dir_.Sub("held.err"));
+  ASSERT_OUTBOX_OK(client);
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (Counts()["writes"] == 0 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  // qemu-io sends the flush as soon as its write is answered.
+  absl::SleepFor(absl::Milliseconds(500));
+  EXPECT_EQ(Counts()["flushes"], 0u) << "the flush was not held";
+  EXPECT_EQ((*client)->Wait(absl::Now()), -1) << "qemu-io did not wait for it";
+  (*client)->Kill();
+  const DiskLine cut = Cut();
+  EXPECT_EQ(cut.at("unflushed"), 16u);
+  EXPECT_EQ(cut.at("dropped"), 16u);
+  ASSERT_OUTBOX_OK(disk_->Stop());
+
+  StartDisk({"--mode=drop", "--flush-ms=50"});
+  QemuIo({"write -P 0x43 0 64k", "flush"});
+  EXPECT_EQ(Cut().at("unflushed"), 0u);
+  const std::string out = QemuIo({"read -P 0x43 0 64k"}, /*die=*/false);
   EXPECT_EQ(FailedOffsets(out), std::vector<uint64_t>()) << out;
 }
 

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
 #include "tests/vm/lossy_disk_os.h"
 #include "tests/vm/nbd_wire.h"
 
@@ -24,8 +25,9 @@ absl::Status ProtocolError(absl::string_view what) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<NbdSession>> NbdSession::Start(
-    ScopedFd socket, WriteCache* cache) {
-  std::unique_ptr<NbdSession> session(new NbdSession(std::move(socket), cache));
+    ScopedFd socket, WriteCache* cache, absl::Duration flush_latency) {
+  std::unique_ptr<NbdSession> session(
+      new NbdSession(std::move(socket), cache, flush_latency));
   std::string greeting;
   nbd::Put64(&greeting, nbd::kMagic);
   nbd::Put64(&greeting, nbd::kOptionMagic);
@@ -145,11 +147,21 @@ absl::StatusOr<bool> NbdSession::HandleRequest() {
   absl::Status status = ReadRequest(&request);
   if (!status.ok()) return status;
   if (request.type == nbd::kCmdDisc) return false;  // no reply
+  if (request.type == nbd::kCmdFlush && flush_latency_ > absl::ZeroDuration()) {
+    flush_handle_ = request.handle;
+    flush_due_ = absl::Now() + flush_latency_;
+    return true;  // FinishFlush answers it
+  }
   std::string data;
   const absl::Status done = Execute(request, &data);
   status = Reply(request.handle, done, data);
   if (!status.ok()) return status;
   return true;
+}
+
+absl::Status NbdSession::FinishFlush() {
+  flush_due_ = absl::InfiniteFuture();
+  return Reply(flush_handle_, cache_->Flush(), "");
 }
 
 absl::Status NbdSession::ReadRequest(Request* request) {

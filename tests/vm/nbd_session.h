@@ -16,6 +16,10 @@
 //              answered EINVAL.
 // Requests are answered one at a time, in the order they came, so every
 // write acknowledged before a FLUSH was in the cache when the flush ran.
+// With a flush latency a FLUSH is held that long before it runs (a real
+// cache takes milliseconds to write out): the session reads nothing more
+// meanwhile, and a power cut before FinishFlush() finds the writes still
+// unflushed.
 // REQUIRES: External synchronization.
 
 #ifndef OUTBOX_TESTS_VM_NBD_SESSION_H_
@@ -27,6 +31,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "platform/scoped_fd.h"
 #include "tests/vm/write_cache.h"
 
@@ -36,8 +41,9 @@ class NbdSession {
  public:
   // Sends the greeting on `socket`. `cache` must outlive the session.
   // Errors: WriteAll's (the client is gone).
-  static absl::StatusOr<std::unique_ptr<NbdSession>> Start(ScopedFd socket,
-                                                           WriteCache* cache);
+  static absl::StatusOr<std::unique_ptr<NbdSession>> Start(
+      ScopedFd socket, WriteCache* cache,
+      absl::Duration flush_latency = absl::ZeroDuration());
 
   // The connection, to poll for the client's next message.
   int fd() const { return socket_.get(); }
@@ -47,7 +53,15 @@ class NbdSession {
   // it (NBD_CMD_DISC, NBD_OPT_ABORT). Errors: the connection is unusable
   // (kUnavailable: the client disconnected; kInvalidArgument: it broke the
   // protocol); close it.
+  // REQUIRES: !flushing().
   absl::StatusOr<bool> Step();
+
+  // A FLUSH is held (flush latency); it is due at flush_due().
+  bool flushing() const { return flush_due_ != absl::InfiniteFuture(); }
+  absl::Time flush_due() const { return flush_due_; }
+  // Runs the held FLUSH and answers it. REQUIRES: flushing().
+  // Errors: as Step's.
+  absl::Status FinishFlush();
 
  private:
   enum class Phase { kClientFlags, kOptions, kTransmission };
@@ -60,8 +74,10 @@ class NbdSession {
     std::string payload;  // NBD_CMD_WRITE's data
   };
 
-  NbdSession(ScopedFd socket, WriteCache* cache)
-      : socket_(std::move(socket)), cache_(cache) {}
+  NbdSession(ScopedFd socket, WriteCache* cache, absl::Duration flush_latency)
+      : socket_(std::move(socket)),
+        cache_(cache),
+        flush_latency_(flush_latency) {}
 
   absl::StatusOr<bool> ReadClientFlags();
   absl::StatusOr<bool> HandleOption();
@@ -82,8 +98,11 @@ class NbdSession {
 
   ScopedFd socket_;
   WriteCache* const cache_;
+  const absl::Duration flush_latency_;
   Phase phase_ = Phase::kClientFlags;
   bool no_zeroes_ = false;
+  absl::Time flush_due_ = absl::InfiniteFuture();
+  uint64_t flush_handle_ = 0;
 };
 
 }  // namespace outbox::vm

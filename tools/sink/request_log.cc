@@ -3,6 +3,7 @@
 #include "tools/sink/request_log.h"
 
 #include <fcntl.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -64,7 +65,7 @@ absl::StatusOr<std::unique_ptr<RequestLog>> RequestLog::Open(
   if (fd < 0) {
     return PosixError(absl::StrCat("cannot open log ", path), errno);
   }
-  return std::unique_ptr<RequestLog>(new RequestLog(fd));
+  return std::unique_ptr<RequestLog>(new RequestLog(fd, isatty(fd) == 1));
 }
 
 RequestLog::~RequestLog() { ::close(fd_); }
@@ -84,6 +85,14 @@ absl::Status RequestLog::Append(const LogRecord& record) {
           "cannot append to the request log: short write");
     }
     done += static_cast<size_t>(n);
+  }
+  // On a serial port (tests/vm's guest logs to one the host writes to a
+  // file) write(2) returns once the line is in the tty's buffer; the answer
+  // that follows must not overtake it, or a power cut could lose the line
+  // of a request the sender saw answered. tcdrain returns when the port
+  // has sent it.
+  if (tty_ && ::tcdrain(fd_) != 0) {
+    return PosixError("cannot drain the request log's tty", errno);
   }
   return absl::OkStatus();
 }

@@ -51,7 +51,9 @@ std::string FormatLogLine(int64_t seq, const LogRecord& record);
 
 // An append-only file of FormatLogLine() lines. Each line reaches the file
 // in one write(2) before Append returns, so a reader never sees half a line
-// and sees the line as soon as the request is answered. Thread-safe.
+// and sees the line as soon as the request is answered. The file may be a
+// tty (a serial port): Append then returns once the port has sent the line.
+// Thread-safe.
 class RequestLog {
  public:
   // Opens `path` for appending, creating it (mode 0640: bodies are in it).
@@ -69,9 +71,10 @@ class RequestLog {
   absl::Status Append(const LogRecord& record) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  explicit RequestLog(int fd) : fd_(fd) {}
+  RequestLog(int fd, bool tty) : fd_(fd), tty_(tty) {}
 
   const int fd_;
+  const bool tty_;  // a serial port: Append drains it
   absl::Mutex mu_;
   int64_t next_seq_ ABSL_GUARDED_BY(mu_) = 1;
 };
