@@ -118,8 +118,8 @@ absl::StatusOr<std::unique_ptr<KafkaRecorder>> KafkaRecorder::Start(
   absl::Status assigned =
       AssignFromBeginning(consumer->get(), topic, partitions);
   if (!assigned.ok()) return assigned;
-  absl::StatusOr<std::unique_ptr<sink::RequestLog>> log =
-      sink::RequestLog::Open(log_path);
+  absl::StatusOr<std::unique_ptr<DeliveryLog>> log =
+      DeliveryLog::Open(log_path);
   if (!log.ok()) return log.status();
   auto recorder = std::unique_ptr<KafkaRecorder>(
       new KafkaRecorder(*std::move(consumer), topic, *std::move(log)));
@@ -132,11 +132,6 @@ KafkaRecorder::~KafkaRecorder() {
   thread_.join();
 }
 
-absl::Status KafkaRecorder::status() {
-  absl::MutexLock lock(&mu_);
-  return status_;
-}
-
 void KafkaRecorder::Run() {
   while (!stop_) {
     rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer_.get(), 100);
@@ -147,16 +142,8 @@ void KafkaRecorder::Run() {
 }
 
 void KafkaRecorder::Log(const ConsumedMessage& message) {
-  sink::LogRecord record = ToLogRecord(topic_, message);
-  record.duplicate = record.id && !logged_ids_.insert(*record.id).second;
-  absl::Status appended = log_->Append(record);
-  if (!appended.ok()) NoteError(std::move(appended));
+  log_->Append(ToLogRecord(topic_, message));
   ++recorded_;
-}
-
-void KafkaRecorder::NoteError(absl::Status error) {
-  absl::MutexLock lock(&mu_);
-  if (status_.ok()) status_ = std::move(error);
 }
 
 }  // namespace outbox::recorder

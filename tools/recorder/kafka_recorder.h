@@ -15,16 +15,14 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <set>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "tools/recorder/delivery_log.h"
 #include "tools/sink/request_log.h"
 
 namespace outbox::recorder {
@@ -82,27 +80,23 @@ class KafkaRecorder {
   int64_t recorded() const { return recorded_.load(); }
   // The first log write that failed, or OK. A consumer's errors (a broker
   // down, a reconnect) are not: the consumer retries them itself.
-  absl::Status status();
+  absl::Status status() { return log_->status(); }
 
  private:
   KafkaRecorder(KafkaConsumer consumer, std::string topic,
-                std::unique_ptr<sink::RequestLog> log)
+                std::unique_ptr<DeliveryLog> log)
       : consumer_(std::move(consumer)),
         topic_(std::move(topic)),
         log_(std::move(log)) {}
 
   void Run();
   void Log(const ConsumedMessage& message);
-  void NoteError(absl::Status error);
 
   KafkaConsumer consumer_;
   const std::string topic_;
-  std::unique_ptr<sink::RequestLog> log_;
-  std::set<std::string> logged_ids_;  // the thread's own
+  const std::unique_ptr<DeliveryLog> log_;
   std::atomic<bool> stop_{false};
   std::atomic<int64_t> recorded_{0};
-  absl::Mutex mu_;
-  absl::Status status_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
 };
 

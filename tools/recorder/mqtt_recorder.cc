@@ -66,7 +66,7 @@ absl::StatusOr<std::unique_ptr<MqttRecorder>> MqttRecorder::Start(
   auto recorder = std::unique_ptr<MqttRecorder>(new MqttRecorder());
   if (!options.log_path.empty()) {
     OUTBOX_ASSIGN_OR_RETURN(recorder->log_,
-                            sink::RequestLog::Open(options.log_path));
+                            DeliveryLog::Open(options.log_path));
   }
   const bool persistent = !options.client_id.empty();
   recorder->mosq_ =
@@ -119,8 +119,7 @@ void MqttRecorder::Subscribed() {
 }
 
 void MqttRecorder::Record(ReceivedMessage got) {
-  // Logged under mu_, so that lines are in the order the messages arrived
-  // and `duplicate` agrees with that order.
+  // Logged under mu_, so that lines are in the order the messages arrived.
   absl::MutexLock lock(&mu_);
   if (log_ != nullptr) {
     sink::LogRecord record;
@@ -132,11 +131,9 @@ void MqttRecorder::Record(ReceivedMessage got) {
     record.method = "PUBLISH";
     record.path = got.topic;
     record.status = 200;
-    record.duplicate = record.id && !logged_ids_.insert(*record.id).second;
     if (!got.content_type.empty()) record.content_type = got.content_type;
     record.body = got.payload;
-    const absl::Status appended = log_->Append(record);
-    if (!appended.ok() && status_.ok()) status_ = appended;
+    log_->Append(std::move(record));
   }
   received_.push_back(std::move(got));
 }
@@ -155,8 +152,7 @@ std::vector<ReceivedMessage> MqttRecorder::Received() {
 }
 
 absl::Status MqttRecorder::status() {
-  absl::MutexLock lock(&mu_);
-  return status_;
+  return log_ != nullptr ? log_->status() : absl::OkStatus();
 }
 
 }  // namespace outbox::recorder

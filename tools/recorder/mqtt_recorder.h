@@ -10,7 +10,6 @@
 #define OUTBOX_TOOLS_RECORDER_MQTT_RECORDER_H_
 
 #include <memory>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,7 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "tools/sink/request_log.h"
+#include "tools/recorder/delivery_log.h"
 
 struct mosquitto;  // libmosquitto's client, kept out of this header
 
@@ -72,7 +71,7 @@ class MqttRecorder {
   // The first failure to append to log_path (kUnavailable: disk full), or
   // OK. A line that could not be written is a delivery the audit will call
   // lost, so whoever audits the log checks this first.
-  absl::Status status() ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status status();
 
  private:
   friend struct MqttRecorderCallbacks;  // libmosquitto's, in the .cc
@@ -83,12 +82,10 @@ class MqttRecorder {
   void Subscribed() ABSL_LOCKS_EXCLUDED(mu_);
 
   struct mosquitto* mosq_ = nullptr;
-  std::unique_ptr<sink::RequestLog> log_;  // set before the connection
+  std::unique_ptr<DeliveryLog> log_;  // set before the connection
   absl::Mutex mu_;
   bool subscribed_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<ReceivedMessage> received_ ABSL_GUARDED_BY(mu_);
-  std::set<std::string> logged_ids_ ABSL_GUARDED_BY(mu_);
-  absl::Status status_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace outbox::recorder
