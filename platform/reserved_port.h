@@ -37,6 +37,14 @@ class ReservedPort {
   const int port_;
 };
 
+// A TCP socket bound to 127.0.0.1:`port` (0: the kernel picks one), not
+// listening yet; `*bound_port` receives the port. `reuse_address` sets
+// SO_REUSEADDR first, so that a server started again on its old port need
+// not wait out TIME_WAIT. Errors: PosixError codes of socket, bind and
+// getsockname (kUnavailable: the port is taken).
+absl::StatusOr<ScopedFd> BindLoopback(int port, bool reuse_address,
+                                      int* bound_port);
+
 // True if something accepts TCP connections on 127.0.0.1:`port` now (a
 // connect succeeds; the connection is closed at once). For waiting until a
 // child process listens on a port it was told to use.

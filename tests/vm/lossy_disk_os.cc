@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "platform/posix_error.h"
+#include "platform/reserved_port.h"
 
 namespace outbox::vm {
 
@@ -64,25 +65,12 @@ absl::Status PlatterFile::WriteAt(uint64_t offset, const char* data,
 }
 
 absl::StatusOr<ScopedFd> ListenOnLoopback(int port, int* bound_port) {
-  ScopedFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return PosixError("socket", errno);
-  const int on = 1;
   // A harness that restarts the disk on its old port must not wait out
   // TIME_WAIT.
-  setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  if (bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    return PosixError(absl::StrCat("bind 127.0.0.1:", port), errno);
-  }
-  if (listen(fd.get(), 4) != 0) return PosixError("listen", errno);
-  socklen_t len = sizeof(addr);
-  if (getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    return PosixError("getsockname", errno);
-  }
-  *bound_port = ntohs(addr.sin_port);
+  absl::StatusOr<ScopedFd> fd =
+      BindLoopback(port, /*reuse_address=*/true, bound_port);
+  if (!fd.ok()) return fd.status();
+  if (listen(fd->get(), 4) != 0) return PosixError("listen", errno);
   return fd;
 }
 
