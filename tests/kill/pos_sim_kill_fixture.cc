@@ -75,28 +75,6 @@ void PrintSummary(uint64_t seed, const std::vector<SoakRun>& runs,
             << "\n";
 }
 
-void PrintAudit(const audit::AuditReport& report) {
-  std::cout << "[kill soak] sales committed " << report.committed
-            << ", acknowledged " << report.acknowledged
-            << ", committed but never acknowledged "
-            << report.committed_unacknowledged
-            << "\n[kill soak] receiver: " << report.requests
-            << (report.batch_requests > 0
-                    ? absl::StrCat(" events received (", report.batched_requests,
-                                   " of them in ", report.batch_requests,
-                                   " batches), ")
-                    : " requests, ")
-            << report.deliveries << " answered 2xx, " << report.duplicates
-            << " duplicates, " << report.resends << " resends, " << report.drops
-            << " drops, " << report.failures
-            << " failed\n[kill soak] violations: " << report.violation_count;
-  for (const auto& [check, count] : report.fired) {
-    std::cout << (check == report.fired.begin()->first ? " (" : ", ") << check
-              << " " << count;
-  }
-  std::cout << (report.fired.empty() ? "" : ")") << std::endl;
-}
-
 }  // namespace
 
 PosSimKillTest::PosSimKillTest()
@@ -148,7 +126,7 @@ void PosSimKillTest::SoakAndAudit(const std::string& config_path,
   audit::AuditInput input = soak.Input();
   input.require_signatures = signed_requests;
   const audit::AuditReport report = audit::AuditDeliveries(input, store->get());
-  PrintAudit(report);
+  std::cout << audit::AuditSummary(report, "[kill soak]") << std::endl;
   EXPECT_EQ(report.violation_count, 0)
       << "seed " << seed_ << "; keep the files with OUTBOX_KILL_SOAK_DIR\n"
       << absl::StrJoin(report.violations, "\n") << "\n"

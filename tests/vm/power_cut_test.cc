@@ -121,22 +121,6 @@ void PrintFigures(uint64_t seed, const std::vector<Boot>& boots,
             << "; torn sink-log lines left out: " << torn << "\n";
 }
 
-void PrintAudit(const audit::AuditReport& r) {
-  std::cout << "[vm soak] sales committed " << r.committed << ", acknowledged "
-            << r.acknowledged << ", committed never acknowledged "
-            << r.committed_unacknowledged
-            << "\n[vm soak] receiver: " << r.requests
-            << " requests (events checked), " << r.deliveries
-            << " answered 2xx, " << r.duplicates << " duplicates, " << r.resends
-            << " resends, " << r.drops << " drops, " << r.failures
-            << " failed\n[vm soak] violations: " << r.violation_count;
-  for (const auto& [check, count] : r.fired) {
-    std::cout << (check == r.fired.begin()->first ? " (" : ", ") << check << " "
-              << count;
-  }
-  std::cout << (r.fired.empty() ? "" : ")") << std::endl;
-}
-
 class VmPowerCutTest : public ::testing::Test {
  protected:
   VmPowerCutTest()
@@ -177,7 +161,7 @@ class VmPowerCutTest : public ::testing::Test {
     if (!store.ok()) return std::nullopt;
     const audit::AuditReport report =
         audit::AuditDeliveries(soak.Input(), store->get());
-    PrintAudit(report);
+    std::cout << audit::AuditSummary(report, "[vm soak]") << std::endl;
     table_ = BootTable(soak.boots());
     boots_ = soak.boots();
     if (boots_.size() <= 25) std::cout << table_;

@@ -306,4 +306,25 @@ AuditReport AuditDeliveries(const AuditInput& input, Store* store) {
   return Auditor(input, store).Run();
 }
 
+std::string AuditSummary(const AuditReport& r, const std::string& prefix) {
+  std::string out = absl::StrCat(
+      prefix, " sales committed ", r.committed, ", acknowledged ",
+      r.acknowledged, ", committed but never acknowledged ",
+      r.committed_unacknowledged, "\n", prefix, " receiver: ", r.requests,
+      r.batch_requests > 0
+          ? absl::StrCat(" events received (", r.batched_requests,
+                         " of them in ", r.batch_requests, " batches), ")
+          : " requests, ",
+      r.deliveries, " answered 2xx, ", r.duplicates, " duplicates, ",
+      r.resends, " resends, ", r.drops, " drops, ", r.failures, " failed\n",
+      prefix, " violations: ", r.violation_count);
+  if (r.fired.empty()) return out;
+  std::vector<std::string> fired;
+  for (const auto& [check, count] : r.fired) {
+    fired.push_back(absl::StrCat(check, " ", count));
+  }
+  absl::StrAppend(&out, " (", absl::StrJoin(fired, ", "), ")");
+  return out;
+}
+
 }  // namespace outbox::audit

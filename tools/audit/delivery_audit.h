@@ -93,6 +93,10 @@ struct AuditReport {
 // (read-only is enough).
 AuditReport AuditDeliveries(const AuditInput& input, Store* store);
 
+// The report's figures for a soak's output: three lines, each starting with
+// `prefix` ("[kill soak]"), no newline at the end.
+std::string AuditSummary(const AuditReport& report, const std::string& prefix);
+
 }  // namespace outbox::audit
 
 #endif  // OUTBOX_TOOLS_AUDIT_DELIVERY_AUDIT_H_

@@ -234,6 +234,18 @@ TEST_F(DeliveryAuditTest, SaleBehindItsPredecessorInAnotherBatchIsFlagged) {
   EXPECT_EQ(Fired(), Names{"order_broken"});
 }
 
+TEST_F(DeliveryAuditTest, SummaryGivesTheFiguresAndTheChecksThatFired) {
+  CleanSoak();
+  input_.acknowledged.push_back({2, ids_[2], 2});
+  const std::string summary =
+      AuditSummary(AuditDeliveries(input_, store_.get()), "[soak]");
+  EXPECT_EQ(summary,
+            "[soak] sales committed 3, acknowledged 4, committed but never "
+            "acknowledged 0\n[soak] receiver: 5 requests, 3 answered 2xx, 0 "
+            "duplicates, 2 resends, 1 drops, 1 failed\n[soak] violations: 1 "
+            "(acknowledged_twice 1)");
+}
+
 TEST_F(DeliveryAuditTest, SaleAcknowledgedTwiceIsFlagged) {
   CleanSoak();
   input_.acknowledged.push_back({2, ids_[2], 2});
