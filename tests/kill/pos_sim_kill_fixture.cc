@@ -77,6 +77,17 @@ void PrintSummary(uint64_t seed, const std::vector<SoakRun>& runs,
 
 }  // namespace
 
+Periodically::Periodically(absl::Duration interval, std::function<bool()> tick)
+    : thread_([this, interval, tick = std::move(tick)] {
+        while (!stop_.WaitForNotificationWithTimeout(interval) && tick()) {
+        }
+      }) {}
+
+Periodically::~Periodically() {
+  stop_.Notify();
+  thread_.join();
+}
+
 PosSimKillTest::PosSimKillTest()
     : seed_(EnvNumber("OUTBOX_KILL_SOAK_SEED", std::random_device{}())) {
   const char* keep = std::getenv("OUTBOX_KILL_SOAK_DIR");

@@ -11,8 +11,12 @@
 #define OUTBOX_TESTS_KILL_POS_SIM_KILL_FIXTURE_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <thread>
 
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "tests/testing/temp_dir.h"
 
@@ -21,6 +25,19 @@ namespace outbox::testing {
 // The value of the environment variable `name` if it is a number, else
 // `fallback`.
 uint64_t EnvNumber(const char* name, uint64_t fallback);
+
+// For the faults a soak injects meanwhile (a broker restarted, a produce
+// refused): calls `tick` every `interval` on a thread of its own until the
+// destructor, or until `tick` returns false.
+class Periodically {
+ public:
+  Periodically(absl::Duration interval, std::function<bool()> tick);
+  ~Periodically();  // waits for a tick under way
+
+ private:
+  absl::Notification stop_;
+  std::thread thread_;
+};
 
 // Environment: OUTBOX_KILL_SOAK_SEED (default: random, printed; replays the
 // kill plan, not the exact timing), OUTBOX_KILL_SOAK_DIR (run there and keep

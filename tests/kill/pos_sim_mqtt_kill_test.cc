@@ -9,7 +9,7 @@
 // their `event-id` user property. MQTT carries no signatures, so the audit
 // does not ask for them.
 //
-// The broker restarts meanwhile (BrokerRestarts): every 1.5 s it is stopped
+// The broker restarts meanwhile: every 1.5 s it is stopped
 // (SIGTERM: it saves its sessions and queued messages and disconnects
 // everyone) and started again 200 ms later on the same port; the agent
 // holds its deliveries while it is away (offline is not an attempt) and
@@ -23,9 +23,9 @@
 #include <fstream>
 #include <iostream>
 #include <string>
-#include <thread>
 
-#include "absl/synchronization/notification.h"
+#include "absl/status/status.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "tests/kill/pos_sim_kill_fixture.h"
 #include "tests/testing/status.h"
@@ -59,44 +59,6 @@ using recorder::BrokerConfig;
 using recorder::MosquittoBroker;
 using recorder::MqttRecorder;
 
-// Restarts `broker` every 1.5 s on a thread, for as long as it lives.
-// REQUIRES: nothing else uses the broker meanwhile.
-class BrokerRestarts {
- public:
-  explicit BrokerRestarts(MosquittoBroker* broker)
-      : broker_(broker), thread_([this] { Run(); }) {}
-  ~BrokerRestarts() { (void)Finish(); }
-
-  // Stops restarting, the broker left running. Returns the first Stop() or
-  // Restart() that failed (the thread then stopped restarting), or OK.
-  absl::Status Finish() {
-    if (thread_.joinable()) {
-      stop_.Notify();
-      thread_.join();
-    }
-    return status_;
-  }
-  int restarts() const { return restarts_; }
-
- private:
-  void Run() {
-    while (!stop_.WaitForNotificationWithTimeout(absl::Milliseconds(1500))) {
-      status_ = broker_->Stop();
-      if (!status_.ok()) return;
-      absl::SleepFor(absl::Milliseconds(200));
-      status_ = broker_->Restart();
-      if (!status_.ok()) return;
-      ++restarts_;
-    }
-  }
-
-  MosquittoBroker* const broker_;
-  absl::Notification stop_;
-  std::atomic<int> restarts_{0};
-  absl::Status status_;  // the thread's until Finish()
-  std::thread thread_;
-};
-
 TEST_F(PosSimKillTest,
        MqttAcknowledgedSalesAreDeliveredOnceInOrderUnderSigkill) {
   BrokerConfig config;
@@ -111,16 +73,24 @@ TEST_F(PosSimKillTest,
   options.log_path = log;
   auto recorder = MqttRecorder::Start(options);
   ASSERT_OUTBOX_OK(recorder);
-  int restarts = 0;
+  std::atomic<int> restarts{0};
+  absl::Status restarting;  // the thread's until `trouble` is gone
   {
-    BrokerRestarts trouble(broker->get());
+    MosquittoBroker* mosquitto = broker->get();  // nothing else uses it now
+    Periodically trouble(absl::Milliseconds(1500), [&] {
+      restarting = mosquitto->Stop();
+      if (!restarting.ok()) return false;
+      absl::SleepFor(absl::Milliseconds(200));
+      restarting = mosquitto->Restart();
+      if (!restarting.ok()) return false;
+      ++restarts;
+      return true;
+    });
     SoakAndAudit(WriteMqttAgentConfig(dir_, (*broker)->port()), log,
                  /*default_kills=*/25, /*signed_requests=*/false);
-    EXPECT_OUTBOX_OK(trouble.Finish());
-    restarts = trouble.restarts();
-    std::cout << "[kill soak] broker: " << restarts << " restarts"
-              << std::endl;
   }
+  EXPECT_OUTBOX_OK(restarting);
+  std::cout << "[kill soak] broker: " << restarts << " restarts" << std::endl;
   EXPECT_GT(restarts, 0);
   EXPECT_OUTBOX_OK((*recorder)->status());
   recorder->reset();
