@@ -47,7 +47,7 @@
 // The batched test below runs it with batched requests;
 // pos_sim_mqtt_kill_test.cc and pos_sim_kafka_kill_test.cc run the same
 // soak and audit with the events going to an MQTT 5 broker and to Kafka.
-// Environment: OUTBOX_KILL_SOAK_KILLS (default 50, batched 25; the `soak`
+// Environment: OUTBOX_KILL_SOAK_KILLS (default 50; the `soak`
 // ctest entries set 500), OUTBOX_KILL_SOAK_SEED (default:
 // random, printed; replays the kill plan, not the exact timing),
 // OUTBOX_KILL_SOAK_DIR (run there and keep the store and logs for
@@ -125,7 +125,7 @@ TEST_F(SinkKillTest, AcknowledgedSalesAreDeliveredOnceInOrderUnderSigkill) {
 TEST_F(SinkKillTest,
        BatchedAcknowledgedSalesAreDeliveredOnceInOrderUnderSigkill) {
   SoakWithSink("  batch { max_events: 8 max_wait: \"20ms\" }\n",
-               /*default_kills=*/25);
+               /*default_kills=*/50);
 }
 
 }  // namespace
