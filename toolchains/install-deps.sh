@@ -27,6 +27,7 @@ packages=(
   qemu-utils              # qemu-io, the NBD client of tests/vm's lossy-disk tests
   qemu-system-x86         # the virtual board of tests/vm's power cuts (TCG, no KVM needed)
   e2fsprogs               # mkfs.ext4, e2fsck, debugfs: the board's disk, checked on the host
+  xz-utils                # build-guest.sh unpacks the kernel it boots (tests/vm)
 )
 
 log() { echo "install-deps: $*"; }

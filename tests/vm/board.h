@@ -24,8 +24,8 @@ namespace outbox::vm {
 
 struct BoardConfig {
   std::string qemu;          // qemu-system-x86_64
-  std::string kernel;        // vmlinuz
-  std::string initrd;        // initrd.gz
+  std::string kernel;        // vmlinux (PVH ELF)
+  std::string initrd;        // initrd.cpio
   std::string disk_url;      // nbd://127.0.0.1:PORT (LossyDiskProcess::Url)
   std::string serial1_path;  // ttyS1's file, truncated at boot
   std::string stderr_path;   // qemu's own complaints, appended
