@@ -26,6 +26,8 @@ namespace {
 
 constexpr char kTill[] = "till-1";
 constexpr char kSay[] = "outbox-vm: ";
+// How often kMidAcknowledgement reads the sink's log meanwhile.
+constexpr absl::Duration kPoll = absl::Milliseconds(5);
 
 // An event id as the store makes them (a UUID): a console line torn or
 // mixed with a kernel message would not pass, and must not count as an
@@ -55,6 +57,8 @@ const char* CutPlanName(CutPlan plan) {
       return "mid_delivery";
     case CutPlan::kAfterDrained:
       return "after_drained";
+    case CutPlan::kMidAcknowledgement:
+      return "mid_acknowledgement";
     case CutPlan::kNone:
       return "none";
   }
@@ -104,6 +108,7 @@ int64_t PowerCutSoak::DrawPlanArg(CutPlan plan, int64_t to_make) {
       return absl::Uniform<int64_t>(
           rng_, 0, absl::ToInt64Milliseconds(mean_boot_) + 3000);
     case CutPlan::kAfterSale:
+    case CutPlan::kMidAcknowledgement:
       return absl::Uniform<int64_t>(absl::IntervalClosed, rng_, 1,
                                     std::max<int64_t>(to_make, 1));
     case CutPlan::kMidDelivery:
@@ -139,6 +144,9 @@ Boot PowerCutSoak::PlanBoot(CutPlan plan) {
         absl::Uniform<int64_t>(absl::IntervalClosed, rng_, 0,
                                static_cast<int64_t>(1000 / options_.rate) + 30);
   }
+  if (plan == CutPlan::kMidAcknowledgement) {
+    boot.delay_ms = absl::Uniform(absl::IntervalClosed, rng_, 0, 100);
+  }
   return boot;
 }
 
@@ -157,6 +165,7 @@ absl::Status PowerCutSoak::RunBoot(CutPlan plan, bool final_boot) {
   config.initrd = options_.initrd;
   config.disk_url = (*disk)->Url();
   config.serial1_path = prefix + ".ttyS1";
+  serial1_ = config.serial1_path;
   config.stderr_path = options_.dir + "/qemu.err";
   config.kernel_args = KernelArgs();
   console_.open(prefix + ".console");
@@ -203,11 +212,16 @@ absl::Status PowerCutSoak::Watch(Board* board, Boot* boot) {
   absl::Time cut_at = boot->plan == CutPlan::kAnyTime
                           ? started_ + absl::Milliseconds(boot->plan_arg)
                           : absl::InfiniteFuture();
+  // The sink's answers are on ttyS1, not the console: polled every 5 ms.
+  const bool poll_answers = boot->plan == CutPlan::kMidAcknowledgement;
+  audit::SinkLogTail answers(serial1_);
   absl::Time last_output = absl::Now();
   while (true) {
+    if (poll_answers) WatchAnswers(&answers, *boot, &cut_at);
     std::string line;
-    const absl::Time deadline =
-        std::min(cut_at, last_output + options_.stall_timeout);
+    const absl::Time stalled = last_output + options_.stall_timeout;
+    absl::Time deadline = std::min(cut_at, stalled);
+    if (poll_answers) deadline = std::min(deadline, absl::Now() + kPoll);
     const ChildProcess::Read read = board->ReadConsole(deadline, &line);
     const absl::Time now = absl::Now();
     if (read == ChildProcess::Read::kLine) {
@@ -218,12 +232,25 @@ absl::Status PowerCutSoak::Watch(Board* board, Boot* boot) {
       return absl::OkStatus();
     } else if (now >= cut_at) {
       return absl::OkStatus();
-    } else {
+    } else if (now >= stalled) {
       return absl::DeadlineExceededError(
           absl::StrCat("boot ", boot->index, " printed nothing for ",
                        absl::FormatDuration(options_.stall_timeout),
                        "; last line \"", boot->last_console, "\""));
     }
+  }
+}
+
+void PowerCutSoak::WatchAnswers(audit::SinkLogTail* answers, const Boot& boot,
+                                absl::Time* cut_at) {
+  if (*cut_at != absl::InfiniteFuture()) return;
+  answers->Poll();
+  int64_t answered = 0;
+  for (const audit::SinkRequest& request : answers->requests()) {
+    answered += request.ok() ? 1 : 0;  // a dropped answer has status 0
+  }
+  if (answered >= boot.plan_arg) {
+    *cut_at = absl::Now() + absl::Milliseconds(boot.delay_ms);
   }
 }
 

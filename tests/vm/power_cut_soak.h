@@ -21,6 +21,7 @@
 #include "tests/vm/image_check.h"
 #include "tests/vm/lossy_disk_process.h"
 #include "tools/audit/delivery_audit.h"
+#include "tools/audit/sink_log_tail.h"
 
 namespace outbox::vm {
 
@@ -35,6 +36,11 @@ enum class CutPlan {
   kMidDelivery,   // 0..300 ms after the boot's last "sale" line
   kAfterDrained,  // 0..500 ms after "drained": agent stop, store close,
                   // unmount
+  kMidAcknowledgement,  // 0..100 ms after the sink logs the boot's k-th
+                        // 2xx (it logs before it answers): the answer on
+                        // its way, the agent recording the acknowledgement
+                        // (a write synced with the next commit or within
+                        // a second)
   kNone,          // the final boot, left to drain and power off
 };
 const char* CutPlanName(CutPlan plan);
@@ -52,7 +58,8 @@ struct PowerCutOptions {
   std::vector<std::string> modes = {"reorder", "subset"};
   // The plans, in turn.
   std::vector<CutPlan> plans = {CutPlan::kAfterSale, CutPlan::kMidDelivery,
-                                CutPlan::kAnyTime, CutPlan::kAfterDrained};
+                                CutPlan::kAnyTime, CutPlan::kAfterDrained,
+                                CutPlan::kMidAcknowledgement};
   bool fsync = true;  // false: pos-sim --fsync off, the broken store
   // The disk's --flush-ms: a FLUSH takes this long, and a cut meanwhile
   // finds the writes before it unflushed (without it the window between
@@ -70,7 +77,7 @@ struct Boot {
   std::string mode;
   CutPlan plan = CutPlan::kNone;
   int64_t plan_arg = 0;  // ms, or k for kAfterSale
-  int64_t delay_ms = 0;  // kAfterSale: after the k-th line
+  int64_t delay_ms = 0;  // kAfterSale, kMidAcknowledgement: after the k-th
   int64_t sales_flag = 0;
   int lines = 0;             // "sale" lines read
   bool cut = false;          // the power was cut (else it powered off)
@@ -110,6 +117,10 @@ class PowerCutSoak {
   absl::Status CutAndCollect(Board* board, Boot* boot);
   // Reads the console until the plan's moment, a power-off or a stall.
   absl::Status Watch(Board* board, Boot* boot);
+  // kMidAcknowledgement: sets *cut_at once the boot's ttyS1 holds its
+  // plan_arg-th 2xx line.
+  void WatchAnswers(audit::SinkLogTail* answers, const Boot& boot,
+                    absl::Time* cut_at);
   // Parses one console line (and keeps it in the boot's .console file);
   // sets *cut_at when it triggers the plan.
   absl::Status OnLine(const std::string& line, absl::Time at, Boot* boot,
@@ -130,6 +141,7 @@ class PowerCutSoak {
   int64_t counter_ = 0;
   absl::Duration mean_boot_ = absl::Seconds(15);
   absl::Time started_;     // the running boot's qemu start
+  std::string serial1_;    // the running boot's ttyS1 file
   std::ofstream console_;  // the running boot's console lines
   std::vector<audit::AcknowledgedSale> acknowledged_;
   std::vector<Boot> boots_;

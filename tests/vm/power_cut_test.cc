@@ -25,7 +25,7 @@
 // The broken variant, outbox-pos-sim --fsync off (commits not fsync'ed),
 // must fail the same audit on a disk that drops unflushed writes.
 //
-// Environment: OUTBOX_VM_CUTS (default 4; the `soak` entry sets 1000),
+// Environment: OUTBOX_VM_CUTS (default 5, one per plan; each `soak` entry sets 500),
 // OUTBOX_VM_MODES (comma-separated; default reorder,subset),
 // OUTBOX_VM_SEED (default random, printed; replays the plans, not the
 // timing), OUTBOX_VM_DIR (run there and keep the disk, consoles and logs).
@@ -66,8 +66,9 @@ std::string BootTable(const std::vector<Boot>& boots) {
     };
     absl::StrAppend(
         &out, b.index, "  ", b.mode, "  ", CutPlanName(b.plan), "(", b.plan_arg,
-        b.plan == CutPlan::kAfterSale ? absl::StrCat(" +", b.delay_ms, "ms")
-                                      : "",
+        b.plan == CutPlan::kAfterSale || b.plan == CutPlan::kMidAcknowledgement
+            ? absl::StrCat(" +", b.delay_ms, "ms")
+            : "",
         ")  ", b.sales_flag, "  ", b.lines, "  ", b.cut ? "cut" : "off", "  ",
         absl::FormatDuration(b.life), "  ", field("unflushed"), "/",
         field("kept"), "/", field("dropped"), "  ",
@@ -177,7 +178,7 @@ class VmPowerCutTest : public ::testing::Test {
 
 TEST_F(VmPowerCutTest, AcknowledgedSalesSurvivePowerCutsOnALossyDisk) {
   PowerCutOptions options = Defaults();
-  options.cuts = static_cast<int>(EnvNumber("OUTBOX_VM_CUTS", 4));
+  options.cuts = static_cast<int>(EnvNumber("OUTBOX_VM_CUTS", 5));
   if (const char* modes = std::getenv("OUTBOX_VM_MODES")) {
     options.modes = absl::StrSplit(modes, ',');
   }
