@@ -19,6 +19,8 @@ const char* FsckVerdictName(FsckVerdict verdict) {
       return "clean";
     case FsckVerdict::kCountsOnly:
       return "free_counts_only";
+    case FsckVerdict::kExtentsShortened:
+      return "extents_shortened";
     case FsckVerdict::kRepaired:
       return "repaired";
     case FsckVerdict::kFailed:
@@ -32,16 +34,24 @@ FsckVerdict JudgeFsck(int exit_code, const std::string& output) {
   if (exit_code != 1) return FsckVerdict::kFailed;
   // With -y every problem is followed by "Fix? yes" (or "Clear? yes",
   // "Salvage? yes", ...): the line before each answer names the problem.
+  // The extent message asks on its own line ("... could be shorter.
+  // Optimize? yes").
   const std::vector<std::string> lines = absl::StrSplit(output, '\n');
+  bool shortened = false;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (!absl::EndsWith(lines[i], "? yes")) continue;
+    if (absl::StrContains(lines[i], "extent tree (at level") &&
+        absl::EndsWith(lines[i], "could be shorter.  Optimize? yes")) {
+      shortened = true;
+      continue;
+    }
     const std::string& problem = i > 0 ? lines[i - 1] : lines[i];
     if (!absl::StartsWith(problem, "Free blocks count wrong") &&
         !absl::StartsWith(problem, "Free inodes count wrong")) {
       return FsckVerdict::kRepaired;
     }
   }
-  return FsckVerdict::kCountsOnly;
+  return shortened ? FsckVerdict::kExtentsShortened : FsckVerdict::kCountsOnly;
 }
 
 absl::StatusOr<ImageCheck> CheckImage(const ImageTools& tools,
