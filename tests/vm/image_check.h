@@ -23,19 +23,19 @@ struct ImageTools {
 
 // e2fsck's verdict on one copy of the disk.
 enum class FsckVerdict {
-  kClean,       // exit 0: nothing to fix once the journal was replayed
-  kCountsOnly,  // exit 1, and every fix was a free block or inode count:
-                // ext4 updates the superblock's counts lazily (the kernel
-                // recomputes them when it mounts after a crash), so an
-                // unclean stop leaves them stale; nothing is lost
+  kClean,             // exit 0: nothing to fix once the journal was replayed
+  kCountsOnly,        // exit 1, and every fix was a free block or inode count:
+                      // ext4 updates the superblock's counts lazily (the kernel
+                      // recomputes them when it mounts after a crash), so an
+                      // unclean stop leaves them stale; nothing is lost
   kExtentsShortened,  // exit 1, the free counts as above and at least one
                       // "extent tree (at level N) could be shorter.
                       // Optimize? yes": Pass 1E rewrites a valid tree
                       // that is deeper than it needs to be (ext4 does
                       // not shrink a tree as a file's extents merge);
                       // nothing was wrong
-  kRepaired,    // exit 1 with any other fix: damage
-  kFailed,      // exit 2 or more: not repaired, or e2fsck failed
+  kRepaired,          // exit 1 with any other fix: damage
+  kFailed,            // exit 2 or more: not repaired, or e2fsck failed
 };
 const char* FsckVerdictName(FsckVerdict verdict);
 

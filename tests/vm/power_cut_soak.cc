@@ -121,6 +121,10 @@ int64_t PowerCutSoak::DrawPlanArg(CutPlan plan, int64_t to_make) {
   return 0;
 }
 
+std::string PowerCutSoak::BootFile(int index, const char* suffix) const {
+  return absl::StrCat(options_.dir, "/boot-", index, suffix);
+}
+
 std::vector<std::string> PowerCutSoak::KernelArgs() const {
   std::vector<std::string> args = {
       absl::StrCat("outbox_sales=", sales_flag_),
@@ -152,7 +156,6 @@ Boot PowerCutSoak::PlanBoot(CutPlan plan) {
 
 absl::Status PowerCutSoak::RunBoot(CutPlan plan, bool final_boot) {
   Boot boot = PlanBoot(plan);
-  const std::string prefix = absl::StrCat(options_.dir, "/boot-", boot.index);
   auto disk = LossyDiskProcess::Start(
       options_.disk_binary, platter_,
       {"--mode=" + boot.mode, absl::StrCat("--seed=", rng_()),
@@ -164,11 +167,10 @@ absl::Status PowerCutSoak::RunBoot(CutPlan plan, bool final_boot) {
   config.kernel = options_.kernel;
   config.initrd = options_.initrd;
   config.disk_url = (*disk)->Url();
-  config.serial1_path = prefix + ".ttyS1";
-  serial1_ = config.serial1_path;
+  config.serial1_path = BootFile(boot.index, ".ttyS1");
   config.stderr_path = options_.dir + "/qemu.err";
   config.kernel_args = KernelArgs();
-  console_.open(prefix + ".console");
+  console_.open(BootFile(boot.index, ".console"));
   started_ = absl::Now();
   auto board = Board::Boot(config);
   if (!board.ok()) return board.status();
@@ -183,7 +185,7 @@ absl::Status PowerCutSoak::RunBoot(CutPlan plan, bool final_boot) {
   if (final_boot && (boot.cut || boot.last_console != "outbox-vm: halt done")) {
     return absl::InternalError(absl::StrCat(
         "the final boot did not drain and power off; its last line: \"",
-        boot.last_console, "\" (", prefix, ".console)"));
+        boot.last_console, "\" (", BootFile(boot.index, ".console"), ")"));
   }
   return absl::OkStatus();
 }
@@ -214,7 +216,7 @@ absl::Status PowerCutSoak::Watch(Board* board, Boot* boot) {
                           : absl::InfiniteFuture();
   // The sink's answers are on ttyS1, not the console: polled every 5 ms.
   const bool poll_answers = boot->plan == CutPlan::kMidAcknowledgement;
-  audit::SinkLogTail answers(serial1_);
+  audit::SinkLogTail answers(BootFile(boot->index, ".ttyS1"));
   absl::Time last_output = absl::Now();
   while (true) {
     if (poll_answers) WatchAnswers(&answers, *boot, &cut_at);
@@ -269,9 +271,9 @@ absl::Status PowerCutSoak::OnLine(const std::string& line, absl::Time at,
     if (line == "outbox-vm: sink-ready") boot->boot_time = at - started_;
     if (absl::StartsWith(line, "outbox-vm: pos-sim-exit ") &&
         line != "outbox-vm: pos-sim-exit 0") {
-      return absl::InternalError(absl::StrCat(
-          "boot ", boot->index, ": outbox-pos-sim failed (", options_.dir,
-          "/boot-", boot->index, ".console has its stderr)"));
+      return absl::InternalError(
+          absl::StrCat("boot ", boot->index, ": outbox-pos-sim failed (",
+                       BootFile(boot->index, ".console"), " has its stderr)"));
     }
     if (absl::StartsWith(line, "outbox-vm: halt ") &&
         line != "outbox-vm: halt done") {

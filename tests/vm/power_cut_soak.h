@@ -41,7 +41,7 @@ enum class CutPlan {
                         // its way, the agent recording the acknowledgement
                         // (a write synced with the next commit or within
                         // a second)
-  kNone,          // the final boot, left to drain and power off
+  kNone,                // the final boot, left to drain and power off
 };
 const char* CutPlanName(CutPlan plan);
 
@@ -132,6 +132,8 @@ class PowerCutSoak {
   void CollectSinkLog(const std::string& serial1, Boot* boot);
   int64_t DrawPlanArg(CutPlan plan, int64_t to_make);
   std::vector<std::string> KernelArgs() const;
+  // The boot's own files in dir: BootFile(3, ".ttyS1") is dir/boot-3.ttyS1.
+  std::string BootFile(int index, const char* suffix) const;
 
   const PowerCutOptions options_;
   std::mt19937_64 rng_;
@@ -141,7 +143,6 @@ class PowerCutSoak {
   int64_t counter_ = 0;
   absl::Duration mean_boot_ = absl::Seconds(15);
   absl::Time started_;     // the running boot's qemu start
-  std::string serial1_;    // the running boot's ttyS1 file
   std::ofstream console_;  // the running boot's console lines
   std::vector<audit::AcknowledgedSale> acknowledged_;
   std::vector<Boot> boots_;

@@ -25,7 +25,8 @@
 // The broken variant, outbox-pos-sim --fsync off (commits not fsync'ed),
 // must fail the same audit on a disk that drops unflushed writes.
 //
-// Environment: OUTBOX_VM_CUTS (default 5, one per plan; each `soak` entry sets 500),
+// Environment: OUTBOX_VM_CUTS (default 5, one per plan; each `soak`
+// entry sets 500),
 // OUTBOX_VM_MODES (comma-separated; default reorder,subset),
 // OUTBOX_VM_SEED (default random, printed; replays the plans, not the
 // timing), OUTBOX_VM_DIR (run there and keep the disk, consoles and logs).
