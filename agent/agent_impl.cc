@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "agent/delivery.h"
-#include "agent/kafka_sender.h"
-#include "agent/mqtt_sender.h"
+#include "agent/decision.h"
+#include "agent/send/kafka_sender.h"
+#include "agent/send/mqtt_sender.h"
+#include "base/status_macros.h"
 #include "lib/crash_points.h"
-#include "lib/status_macros.h"
 
 namespace outbox {
 namespace {

@@ -2,7 +2,7 @@
 //
 // AgentImpl: the delivery loop behind outbox/agent.h.
 //
-// One thread, one Poller (platform/poller.h): each sender's fd (sender.h: the
+// One thread, one Poller (platform/poller.h): each sender's fd (send/sender.h: the
 // HTTP transport's sockets and curl timers, each MQTT broker connection), a
 // Wakeup (Store::Commit wake-ups and Stop()), a Timer (the
 // next retry, probe or housekeeping time) and, where allowed, a netlink socket
@@ -29,13 +29,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/random/random.h"
-#include "agent/agent_metrics.h"
-#include "agent/config.h"
-#include "agent/http_sender.h"
-#include "agent/log_limiter.h"
+#include "agent/config/config.h"
 #include "agent/reachability.h"
-#include "agent/sender.h"
-#include "agent/workflow_plan.h"
+#include "agent/send/http_sender.h"
+#include "agent/send/sender.h"
+#include "agent/telemetry/agent_metrics.h"
+#include "agent/telemetry/log_limiter.h"
+#include "agent/workflow/plan.h"
 #include "outbox/agent.h"
 #include "platform/netlink_monitor.h"
 #include "platform/poller.h"
@@ -126,7 +126,7 @@ class AgentImpl final : public Agent {
   // Starts `event` toward `destination`; false when the transport is full.
   bool Send(PendingEvent event, const Destination& destination, absl::Time now);
 
-  // --- Batches (agent_batch.cc) ---
+  // --- Batches (send/agent_batch.cc) ---
   // Keeps `event` for this round's batches to `destination`.
   void QueueForBatch(PendingEvent event, const Destination& destination);
   // Sends the events QueueForBatch kept, packed into batches.
@@ -151,7 +151,7 @@ class AgentImpl final : public Agent {
   void SettleBatchRest(InFlight* flight, const SendResult& result,
                        absl::Time now);
 
-  // --- Workflows (agent_workflow.cc) ---
+  // --- Workflows (workflow/agent_workflow.cc) ---
   // Plans `event`'s next step with `spec` and sends it, or settles the
   // workflow when it ended; false when the transport is full. Errors: the
   // store's, reading the workflow.
@@ -184,7 +184,7 @@ class AgentImpl final : public Agent {
   // and returns OK; otherwise returns `s`.
   absl::Status PauseIfDiskFull(const absl::Status& s);
   // Rewrites the metrics file when metrics_interval has passed since the
-  // last time (agent_metrics_file.cc); WriteMetrics does it now. A failure
+  // last time (telemetry/metrics_file.cc); WriteMetrics does it now. A failure
   // is logged, never returned: metrics must not stop deliveries.
   void WriteMetricsIfDue(absl::Time steady);
   void WriteMetrics();

@@ -11,9 +11,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "agent/agent_impl.h"
-#include "agent/delivery.h"
+#include "agent/decision.h"
+#include "base/status_macros.h"
 #include "lib/crash_points.h"
-#include "lib/status_macros.h"
 
 namespace outbox {
 

@@ -6,11 +6,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "lib/codec.h"
 #include "lib/keys.h"
 #include "lib/queue_state.h"
 #include "lib/rocks_status.h"
-#include "lib/status_macros.h"
 
 namespace outbox {
 namespace {

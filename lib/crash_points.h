@@ -27,9 +27,9 @@ inline constexpr char kGroupBeforeWrite[] = "group.before_write";
 inline constexpr char kAgentBeforeSend[] = "agent.before_send";
 inline constexpr char kAgentAfterAnswer[] = "agent.after_answer";
 inline constexpr char kAttemptBeforeWrite[] = "attempt.before_write";
-// A workflow's requests (agent/agent_workflow.cc), a step's and a revert's
-// apart: before the request leaves (the previous result synced), once its
-// answer is in (its result not written yet), and once a round wrote the
+// A workflow's requests (agent/workflow/agent_workflow.cc), a step's and a
+// revert's apart: before the request leaves (the previous result synced), once
+// its answer is in (its result not written yet), and once a round wrote the
 // result but has not synced it (the next step not planned yet).
 inline constexpr char kWorkflowStepBeforeSend[] = "workflow.step.before_send";
 inline constexpr char kWorkflowStepAfterAnswer[] = "workflow.step.after_answer";

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "lib/bounded_iterator.h"
 #include "lib/codec.h"
 #include "lib/crash_points.h"
@@ -13,7 +14,6 @@
 #include "lib/queue_state.h"
 #include "lib/rocks_status.h"
 #include "lib/slices.h"
-#include "lib/status_macros.h"
 #include "lib/store_impl.h"
 #include "lib/store_path.h"
 

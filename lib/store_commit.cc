@@ -7,12 +7,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "lib/codec.h"
 #include "lib/commit_batch.h"
 #include "lib/crash_points.h"
 #include "lib/keys.h"
 #include "lib/rocks_status.h"
-#include "lib/status_macros.h"
 #include "lib/store_impl.h"
 
 namespace outbox {

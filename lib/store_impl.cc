@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "lib/codec.h"
 #include "lib/crash_points.h"
 #include "lib/keys.h"
 #include "lib/rocks_status.h"
 #include "lib/slices.h"
-#include "lib/status_macros.h"
 
 namespace outbox {
 StoreImpl::StoreImpl(const Options& options, std::string path, bool read_only,

@@ -8,11 +8,11 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "lib/codec.h"
 #include "lib/keys.h"
 #include "lib/rocks_status.h"
 #include "lib/slices.h"
-#include "lib/status_macros.h"
 #include "lib/store_impl.h"
 
 namespace outbox {

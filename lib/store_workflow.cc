@@ -15,11 +15,11 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "lib/codec.h"
 #include "lib/keys.h"
 #include "lib/queue_state.h"
 #include "lib/rocks_status.h"
-#include "lib/status_macros.h"
 #include "lib/store_impl.h"
 
 namespace outbox {

@@ -18,7 +18,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "outbox/http_transport.h"
 #include "platform/curl_status.h"
 #include "platform/curl_transfer.h"

@@ -17,7 +17,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "platform/kafka_client_setup.h"
 #include "platform/kafka_status.h"
 #include "platform/poller.h"

@@ -8,7 +8,7 @@
 // Shaped like MqttPublisher (platform/mqtt_publisher.h): one pollable fd(),
 // Process() when it is readable, each message's outcome reported once by
 // its tag. Built only when CMake finds librdkafka (OUTBOX_WITH_KAFKA); the
-// agent's Kafka destinations use it (agent/kafka_sender.h).
+// agent's Kafka destinations use it (agent/send/kafka_sender.h).
 //
 // Guarantees:
 //   - the producer is idempotent (enable.idempotence=true, acks=all): a

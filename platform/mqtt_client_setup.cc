@@ -12,7 +12,7 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "platform/mqtt_status.h"
 
 namespace outbox {

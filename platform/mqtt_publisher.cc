@@ -16,7 +16,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "platform/mqtt_client_setup.h"
 #include "platform/mqtt_status.h"
 #include "platform/poller.h"

@@ -1,7 +1,7 @@
 // Copyright (c) edge-outbox authors.
 //
 // A workflow as configured and validated (outbox.config.Workflow, parsed by
-// agent/config_workflow.cc): an event type, its ordered steps, each with the
+// agent/workflow/config.cc): an event type, its ordered steps, each with the
 // destinations it may take and how each is reverted. Plain data: safe for
 // concurrent reads.
 

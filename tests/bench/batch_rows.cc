@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "tests/bench/bench_agent.h"
 #include "tests/bench/bench_ops.h"
 #include "tests/bench/bench_rounds.h"

@@ -13,7 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "tests/bench/bench_env.h"
 #include "tests/testing/target_command.h"
 #include "tools/json_fields.h"

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "rocksdb/perf_context.h"
 #include "rocksdb/perf_level.h"
 #include "tests/bench/bench_env.h"

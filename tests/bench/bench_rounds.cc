@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "absl/synchronization/notification.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 
 namespace outbox::bench {
 

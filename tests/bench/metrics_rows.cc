@@ -12,9 +12,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "agent/agent_metrics.h"
-#include "agent/prometheus_text.h"
-#include "lib/status_macros.h"
+#include "agent/telemetry/agent_metrics.h"
+#include "agent/telemetry/prometheus_text.h"
+#include "base/status_macros.h"
 #include "platform/atomic_file.h"
 #include "tests/bench/bench_ops.h"
 #include "tests/bench/bench_sections.h"

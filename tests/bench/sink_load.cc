@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "agent/webhook_signature.h"
+#include "agent/send/webhook_signature.h"
 #include "tests/bench/bench_ops.h"
 
 namespace outbox::bench {

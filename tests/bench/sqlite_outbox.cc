@@ -5,7 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "tests/bench/bench_ops.h"
 
 namespace outbox::bench {

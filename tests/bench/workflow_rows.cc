@@ -1,6 +1,6 @@
 // Copyright (c) edge-outbox authors.
 //
-// Workflows: sales that run three steps each (agent/workflow_plan.h) drained
+// Workflows: sales that run three steps each (agent/workflow/plan.h) drained
 // into the real outbox-sink, against the same sales delivered plainly (one
 // request each), and again beside 100,000 workflow events held for an
 // unreachable destination, which must cost the steps that can go nothing:
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "tests/bench/bench_agent.h"
 #include "tests/bench/bench_ops.h"
 #include "tests/bench/bench_rounds.h"

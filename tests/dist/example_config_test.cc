@@ -19,7 +19,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "agent/config.h"
+#include "agent/config/config.h"
 #include "gtest/gtest.h"
 #include "proto/agent_config.pb.h"
 #include "tests/testing/status.h"

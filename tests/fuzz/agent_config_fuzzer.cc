@@ -1,8 +1,8 @@
 // Copyright (c) edge-outbox authors.
 //
-// Fuzzes the agent configuration parser, ParseAgentConfig (agent/config.h):
-// protobuf text format, then validation, secrets files, header value files
-// and TLS file checks.
+// Fuzzes the agent configuration parser, ParseAgentConfig
+// (agent/config/config.h): protobuf text format, then validation, secrets
+// files, header value files and TLS file checks.
 //
 // Files: the configuration is parsed as if it were <scratch>/agent.textproto,
 // so relative paths resolve inside a scratch directory made at start-up and
@@ -33,7 +33,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "agent/config.h"
+#include "agent/config/config.h"
 #include "agent/retry_policy.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/message.h"

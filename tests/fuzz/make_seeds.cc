@@ -18,7 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "agent/webhook_signature.h"
+#include "agent/send/webhook_signature.h"
 #include "lib/codec.h"
 #include "proto/storage.pb.h"
 

@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "outbox/store.h"
 #include "platform/child_process.h"
 #include "tests/testing/target_command.h"

@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "agent/agent_metrics.h"
+#include "agent/telemetry/agent_metrics.h"
 #include "gtest/gtest.h"
 
 namespace outbox {
@@ -48,7 +48,8 @@ std::map<std::string, std::string> EmittedMetrics() {
   std::map<std::string, std::string> out;
   AgentMetrics metrics;
   for (const MetricFamily& f : metrics.Families(
-           Stats(), 0, {AgentMetrics::DestinationState{"backend", "http", {}}})) {
+           Stats(), 0,
+           {AgentMetrics::DestinationState{"backend", "http", {}}})) {
     out[f.name] = kTypes[static_cast<int>(f.type)];
   }
   return out;

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "agent/batch_request.h"
-#include "agent/config.h"
+#include "agent/config/config.h"
+#include "agent/send/batch_request.h"
 #include "outbox/event.h"
 #include "outbox/http_transport.h"
 

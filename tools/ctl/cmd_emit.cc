@@ -8,7 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "outbox/txn.h"
 #include "tools/ctl/command.h"

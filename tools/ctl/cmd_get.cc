@@ -7,10 +7,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "tools/ctl/command.h"
 #include "tools/ctl/store_access.h"
 #include "tools/ctl/text.h"
-#include "lib/status_macros.h"
 
 namespace outbox::ctl {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "tools/ctl/command.h"
 #include "tools/ctl/event_format.h"
 #include "tools/ctl/store_access.h"

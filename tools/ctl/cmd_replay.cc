@@ -5,11 +5,11 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "tools/ctl/command.h"
 #include "tools/ctl/replay_all.h"
 #include "tools/ctl/store_access.h"
 #include "tools/ctl/text.h"
-#include "lib/status_macros.h"
 
 namespace outbox::ctl {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "tools/ctl/command.h"
 #include "tools/ctl/event_format.h"
 #include "tools/ctl/store_access.h"

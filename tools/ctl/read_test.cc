@@ -83,7 +83,7 @@ TEST_F(CtlReadTest, ShowOfAnHttpDeadLetterGivesItsLastStatus) {
 }
 
 // Dead letters as the agent leaves them when a broker refuses an event
-// (Decide() in agent/delivery.h: the sender's answer, then why it is given
+// (Decide() in agent/decision.h: the sender's answer, then why it is given
 // up, as both the last error and the reason) with no HTTP status.
 constexpr char kPubackRefusal[] =
     "PUBACK: the broker answered the publish with Not authorized (0x87); the "

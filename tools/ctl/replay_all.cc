@@ -7,9 +7,9 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "tools/ctl/command.h"
 #include "tools/ctl/text.h"
-#include "lib/status_macros.h"
 
 namespace outbox::ctl {
 namespace {

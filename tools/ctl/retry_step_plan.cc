@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "tools/ctl/text.h"
 
 namespace outbox::ctl {

@@ -7,7 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 
 namespace outbox::ctl {
 namespace {

@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "tools/demo/receiver.h"
 #include "tools/recorder/kafka_recorder.h"
 #include "tools/recorder/mock_kafka_cluster.h"
@@ -59,10 +59,10 @@ class KafkaReceiver : public StoryReceiver {
 
   absl::Status BringUp() override {
     cluster_->SetBrokersUp();
-    OUTBOX_ASSIGN_OR_RETURN(recorder_, recorder::KafkaRecorder::Start(
-                                           cluster_->bootstrap_servers(),
-                                           kTopic, kPartitions,
-                                           setup_.log_path));
+    OUTBOX_ASSIGN_OR_RETURN(
+        recorder_,
+        recorder::KafkaRecorder::Start(cluster_->bootstrap_servers(), kTopic,
+                                       kPartitions, setup_.log_path));
     return absl::OkStatus();
   }
 

@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "tools/demo/receiver.h"
 #include "tools/recorder/mosquitto_broker.h"
 #include "tools/recorder/mqtt_recorder.h"
@@ -55,12 +55,11 @@ class MqttReceiver : public StoryReceiver {
   }
 
   std::string DestinationText(const std::string& till) const override {
-    return absl::StrCat(
-        "destinations {\n  name: \"receiver\"\n  mqtt {\n",
-        "    broker: \"mqtt://127.0.0.1:", broker_->port(), "\"\n",
-        "    client_id: \"", till, "\"\n",
-        "    topic: \"pos/{device}/{type}\"\n  }\n",
-        "  connect_timeout: \"2s\"\n}\n");
+    return absl::StrCat("destinations {\n  name: \"receiver\"\n  mqtt {\n",
+                        "    broker: \"mqtt://127.0.0.1:", broker_->port(),
+                        "\"\n", "    client_id: \"", till, "\"\n",
+                        "    topic: \"pos/{device}/{type}\"\n  }\n",
+                        "  connect_timeout: \"2s\"\n}\n");
   }
 
   std::string DownText() const override {

@@ -8,15 +8,16 @@
 // gets NDJSON batches, answers (and faults) each batch once and logs one
 // line per sale.
 
+#include "tools/demo/receiver.h"
+
 #include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "platform/reserved_port.h"
 #include "tools/demo/demo_files.h"
-#include "tools/demo/receiver.h"
 #include "tools/sink/sink_process.h"
 
 namespace outbox::demo {
@@ -45,20 +46,20 @@ class SinkReceiver : public StoryReceiver {
 
   std::string DestinationText(const std::string&) const override {
     const std::string batch =
-        batched() ? absl::StrCat("  batch { max_events: ",
-                                 options_.batch_max_events,
-                                 " max_wait: \"0s\" }\n")
-                  : "";
+        batched()
+            ? absl::StrCat("  batch { max_events: ", options_.batch_max_events,
+                           " max_wait: \"0s\" }\n")
+            : "";
     return HttpDestinationText(config_, "receiver", "/sales", batch);
   }
 
   std::string DownText() const override {
-    return absl::StrCat("receiver down: the tills deliver to 127.0.0.1:",
-                        config_.port, ", where nothing listens yet",
-                        batched() ? absl::StrCat(", in batches of up to ",
-                                                 options_.batch_max_events,
-                                                 " sales (NDJSON)")
-                                  : "");
+    return absl::StrCat(
+        "receiver down: the tills deliver to 127.0.0.1:", config_.port,
+        ", where nothing listens yet",
+        batched() ? absl::StrCat(", in batches of up to ",
+                                 options_.batch_max_events, " sales (NDJSON)")
+                  : "");
   }
 
   absl::Status BringUp() override {
@@ -69,10 +70,10 @@ class SinkReceiver : public StoryReceiver {
         sink::SinkProcess::Start(
             {setup_.sink_binary, "--secret-file", config_.secret_path, "--log",
              setup_.log_path, "--fail-rate", absl::StrCat(f.fail_rate),
-             "--throttle-rate", absl::StrCat(f.throttle_rate),
-             "--retry-after", f.retry_after, "--drop-rate",
-             absl::StrCat(f.drop_rate), "--delay-ms", absl::StrCat(f.delay_ms),
-             "--seed", absl::StrCat(f.seed)},
+             "--throttle-rate", absl::StrCat(f.throttle_rate), "--retry-after",
+             f.retry_after, "--drop-rate", absl::StrCat(f.drop_rate),
+             "--delay-ms", absl::StrCat(f.delay_ms), "--seed",
+             absl::StrCat(f.seed)},
             setup_.dir, absl::Seconds(30), config_.port));
     return absl::OkStatus();
   }

@@ -7,8 +7,8 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "examples/pos_sim/pos_sim_sale.h"
-#include "lib/status_macros.h"
 #include "outbox/store.h"
 #include "tools/ctl/workflow_view.h"
 #include "tools/demo/saga.h"

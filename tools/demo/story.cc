@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "tools/demo/demo_files.h"
 #include "tools/demo/wait.h"
 
@@ -95,9 +95,9 @@ absl::Status Story::Prepare() {
     spec.stderr_path = till_dir + "/pos-sim.err";
     spec.sales = options_.sales;
     spec.rate = options_.rate;
-    OUTBOX_RETURN_IF_ERROR(WriteTextFile(
-        spec.config_path,
-        TillConfigText(receiver_->DestinationText(spec.name))));
+    OUTBOX_RETURN_IF_ERROR(
+        WriteTextFile(spec.config_path,
+                      TillConfigText(receiver_->DestinationText(spec.name))));
     names.push_back(spec.name);
     tills_.push_back(std::make_unique<Till>(binaries_.pos_sim, spec));
   }

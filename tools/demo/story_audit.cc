@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "outbox/store.h"
 #include "tools/demo/story.h"
 

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "platform/reserved_port.h"
 
 namespace outbox::recorder {

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 
 namespace outbox::recorder {
 
@@ -39,8 +39,8 @@ struct MqttRecorderCallbacks {
     while (true) {
       char* name = nullptr;
       char* value = nullptr;
-      p = mosquitto_property_read_string_pair(p, MQTT_PROP_USER_PROPERTY,
-                                              &name, &value, skip_first);
+      p = mosquitto_property_read_string_pair(p, MQTT_PROP_USER_PROPERTY, &name,
+                                              &value, skip_first);
       if (p == nullptr) break;
       got.user_properties.emplace_back(name, value);
       free(name);

@@ -1,7 +1,7 @@
 // Copyright (c) edge-outbox authors.
 //
-// The body of a batched delivery (agent/batch_request.h has the format): one
-// NDJSON line per event, checked against the outbox-event-ids header.
+// The body of a batched delivery (agent/send/batch_request.h has the format):
+// one NDJSON line per event, checked against the outbox-event-ids header.
 
 #ifndef OUTBOX_TOOLS_SINK_BATCH_BODY_H_
 #define OUTBOX_TOOLS_SINK_BATCH_BODY_H_

@@ -21,7 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "agent/webhook_signature.h"
+#include "agent/send/webhook_signature.h"
 #include "platform/atomic_file.h"
 #include "tools/sink/receiver.h"
 #include "tools/sink/request_log.h"

@@ -16,7 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "agent/webhook_signature.h"
+#include "agent/send/webhook_signature.h"
 #include "tools/sink/answer_memory.h"
 #include "tools/sink/fault_plan.h"
 #include "tools/sink/request_log.h"
@@ -58,7 +58,7 @@ struct Reply {
 //      without: 200. A request (webhook-id, method, path) a route answered
 //      2xx before gets that first answer again, not a new render (see
 //      AnswerMemory); a non-2xx answer is not remembered.
-// A batch (agent/batch_request.h: Content-Type application/x-ndjson with
+// A batch (agent/send/batch_request.h: Content-Type application/x-ndjson with
 // an outbox-event-ids header) is checked first: a body that does not parse,
 // or whose ids are not the header's, is answered 400 and logged not at all.
 // A well-formed batch is decided once, as one request (its signature over

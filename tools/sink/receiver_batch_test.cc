@@ -9,8 +9,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "agent/batch_request.h"
-#include "agent/webhook_signature.h"
+#include "agent/send/batch_request.h"
+#include "agent/send/webhook_signature.h"
 #include "gtest/gtest.h"
 #include "tests/testing/batch_request.h"
 #include "tests/testing/request_headers.h"

@@ -8,7 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
-#include "agent/webhook_signature.h"
+#include "agent/send/webhook_signature.h"
 #include "gtest/gtest.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"

@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "platform/files.h"
 #include "tools/json_bytes.h"
 

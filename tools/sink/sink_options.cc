@@ -10,7 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "lib/status_macros.h"
+#include "base/status_macros.h"
 #include "tools/sink/answer_memory.h"
 
 namespace outbox::sink {

@@ -14,7 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/time/clock.h"
-#include "agent/webhook_signature.h"
+#include "agent/send/webhook_signature.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/testing/sink_process.h"

@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "agent/webhook_signature.h"
+#include "agent/send/webhook_signature.h"
 #include "gtest/gtest.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"

@@ -25,7 +25,7 @@
 namespace outbox {
 
 struct AgentOptions {
-  // The configuration (protobuf text format; see agent/testdata/
+  // The configuration (protobuf text format; see agent/config/testdata/
   // agent.textproto): a file path, or the text itself when config_path is
   // empty. Relative paths inside resolve against the file's directory (the
   // working directory for text). One of the two is required.

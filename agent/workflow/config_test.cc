@@ -1,0 +1,156 @@
+// Copyright (c) edge-outbox authors.
+//
+// The `workflows` section of the agent's configuration: what it accepts and
+// the errors that name what to fix.
+
+#include "agent/config/config.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/status.h"
+
+namespace outbox {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kDestinations[] = R"(
+  destinations { name: "inventory" url: "http://127.0.0.1:1/reserve" }
+  destinations { name: "fraud" url: "http://127.0.0.1:1/fraud" }
+  destinations { name: "billing" url: "http://127.0.0.1:1/bill" }
+  destinations { name: "high_value" url: "http://127.0.0.1:1/hv" }
+)";
+
+absl::StatusOr<AgentConfig> Parse(const std::string& workflows) {
+  return ParseAgentConfig(absl::StrCat(kDestinations, workflows),
+                          "cfg.textproto");
+}
+
+std::string ErrorOf(const std::string& workflows) {
+  absl::StatusOr<AgentConfig> config = Parse(workflows);
+  EXPECT_TRUE(absl::IsInvalidArgument(config.status())) << config.status();
+  return std::string(config.status().message());
+}
+
+constexpr char kSeedOrder[] = R"(
+  workflows {
+    event_type: "order.created"
+    steps {
+      name: "reserve" destination: "inventory"
+      revert { url: "http://inv/{{response:reserve:/id}}" method: "DELETE" }
+    }
+    steps { name: "fraud" destination: "fraud" }
+    steps {
+      name: "billing"
+      choose {
+        destination: "billing"
+        when { value: "response:fraud:/riskScore" op: "lt" expected: "50" }
+        revert { url: "http://bill/refund" payload: "{\"id\": {{request:/id}}}" }
+      }
+      choose { destination: "high_value" }
+    }
+  }
+)";
+
+TEST(ConfigWorkflowTest, SeedOrderIsReadWithItsStepsTargetsAndReverts) {
+  absl::StatusOr<AgentConfig> config = Parse(kSeedOrder);
+  ASSERT_OUTBOX_OK(config);
+  ASSERT_EQ(config->workflows.size(), 1u);
+  const workflow::WorkflowSpec& w = config->workflows[0];
+  EXPECT_EQ(w.event_type, "order.created");
+  EXPECT_FALSE(w.per_step_payloads);
+  ASSERT_EQ(w.steps.size(), 3u);
+  EXPECT_EQ(w.steps[0].targets.size(), 1u);
+  ASSERT_TRUE(w.steps[0].targets[0].revert.has_value());
+  EXPECT_EQ(w.steps[0].targets[0].revert->method, "DELETE");
+  EXPECT_FALSE(w.steps[1].targets[0].revert.has_value());
+  ASSERT_EQ(w.steps[2].targets.size(), 2u);
+  EXPECT_EQ(w.steps[2].targets[0].choice.conditions.size(), 1u);
+  EXPECT_TRUE(w.steps[2].targets[0].revert->payload.has_value());
+  EXPECT_EQ(WorkflowFor(*config, "order.created", ""), &w);
+  EXPECT_EQ(WorkflowFor(*config, "order.created", "billing"), nullptr);
+  EXPECT_EQ(WorkflowFor(*config, "order.paid", ""), nullptr);
+}
+
+TEST(ConfigWorkflowTest, AReferenceToALaterStepIsRefused) {
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" choose { destination: "fraud"
+        when { value: "response:b:/x" op: "exists" } } }
+      steps { name: "b" destination: "billing" } })"),
+              HasSubstr("reads step \"b\", which does not run before"));
+}
+
+TEST(ConfigWorkflowTest, ARevertMayReadItsOwnStepsResponse) {
+  ASSERT_OUTBOX_OK(Parse(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud"
+        revert { url: "http://x/{{response:a:/id}}" } } })"));
+}
+
+TEST(ConfigWorkflowTest, UnknownDestinationIsNamed) {
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "nowhere" } })"),
+              HasSubstr("no destination is named \"nowhere\""));
+}
+
+TEST(ConfigWorkflowTest, DestinationAndChooseTogetherAreRefused) {
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud"
+              choose { destination: "billing" } } })"),
+              HasSubstr("either `destination` or `choose`"));
+}
+
+TEST(ConfigWorkflowTest, BadOperatorExpectedValueAndMethodAreNamed) {
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" choose { destination: "fraud"
+        when { value: "request:/x" op: "above" expected: "1" } } } })"),
+              HasSubstr("op"));
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" choose { destination: "fraud"
+        when { value: "request:/x" op: "eq" expected: "domestic" } } } })"),
+              HasSubstr("is not JSON"));
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud" method: "DELETE" } })"),
+              HasSubstr("is not POST, PUT or PATCH"));
+}
+
+TEST(ConfigWorkflowTest, RevertUrlMustBeHttp) {
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud"
+        revert { url: "{{response:a:/url}}" } } })"),
+              HasSubstr("must start with http:// or https://"));
+}
+
+TEST(ConfigWorkflowTest, DuplicateStepNamesAndTypesAreRefused) {
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud" }
+      steps { name: "a" destination: "billing" } })"),
+              HasSubstr("already a step"));
+  EXPECT_THAT(ErrorOf(R"(
+      workflows { event_type: "o" steps { name: "a" destination: "fraud" } }
+      workflows { event_type: "o" steps { name: "a" destination: "fraud" } })"),
+              HasSubstr("already has a workflow"));
+}
+
+TEST(ConfigWorkflowTest, PatternsAndEmptyWorkflowsAreRefused) {
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "order.*"
+      steps { name: "a" destination: "fraud" } })"),
+              HasSubstr("exact event type"));
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o" })"),
+              HasSubstr("1..32 steps"));
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o" payloads: "each"
+      steps { name: "a" destination: "fraud" } })"),
+              HasSubstr("\"whole\" or \"per_step\""));
+}
+
+TEST(ConfigWorkflowTest, ErrorsSayWhere) {
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud" }
+      steps { name: "b/c" destination: "fraud" } })"),
+              HasSubstr("workflows[0].steps[1].name"));
+}
+
+}  // namespace
+}  // namespace outbox

@@ -1,0 +1,304 @@
+// Copyright (c) edge-outbox authors.
+
+#include "agent/workflow/plan.h"
+
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "agent/workflow/plan_internal.h"
+#include "agent/workflow/step_id.h"
+#include "agent/workflow/value_ref.h"
+#include "nlohmann/json.hpp"
+
+namespace outbox {
+namespace {
+
+using storage::StepStatus;
+using storage::WorkflowPhase;
+using storage::WorkflowState;
+using storage::WorkflowStepState;
+
+using internal::BeginCompensation;
+using internal::Finish;
+using internal::Millis;
+
+// Every stored response of `state`, for response: references.
+workflow::ValueResolver ResolverFor(const WorkflowState& state,
+                                    std::string request) {
+  workflow::ValueResolver resolver(std::move(request));
+  for (const WorkflowStepState& s : state.steps()) {
+    if (s.status() == storage::STEP_STATUS_DONE ||
+        s.status() == storage::STEP_STATUS_REVERTED ||
+        s.status() == storage::STEP_STATUS_NO_REVERT ||
+        s.status() == storage::STEP_STATUS_REVERT_FAILED) {
+      resolver.AddResponse(s.name(), s.response());
+    }
+  }
+  return resolver;
+}
+
+// The request payload of step `step` of `event`.
+absl::StatusOr<std::string> StepPayload(const workflow::WorkflowSpec& spec,
+                                        const workflow::StepSpec& step,
+                                        const PendingEvent& event) {
+  if (!spec.per_step_payloads) return event.payload;
+  const nlohmann::json doc =
+      nlohmann::json::parse(event.payload, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) {
+    return absl::FailedPreconditionError(
+        "the event's payload is not a JSON object (payloads: per_step)");
+  }
+  auto it = doc.find(step.name);
+  if (it == doc.end()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the event's payload has no member \"", step.name, "\" for the step"));
+  }
+  return it->dump();
+}
+
+WorkflowStepState* StepState(WorkflowState* state, size_t i,
+                             const std::string& name) {
+  while (static_cast<size_t>(state->steps_size()) <= i) state->add_steps();
+  WorkflowStepState* s = state->mutable_steps(static_cast<int>(i));
+  s->set_name(name);
+  return s;
+}
+
+// The target step `i` took, by its stored destination.
+const workflow::TargetSpec* TakenTarget(const workflow::StepSpec& step,
+                                        const WorkflowStepState& s) {
+  for (const workflow::TargetSpec& t : step.targets) {
+    if (t.choice.destination == s.destination()) return &t;
+  }
+  return nullptr;
+}
+
+// Step `i`, in doubt, sent again as it went out before (same id, request
+// and destination): not a forward step, since it may have happened
+// already; its answer decides whether it is reverted (workflow/settle.cc).
+void PlanResend(const workflow::StepSpec& step, const AgentConfig& config,
+                const PendingEvent& event, size_t i, absl::Time now,
+                WorkflowAction* a) {
+  const WorkflowStepState& s = a->state.steps(static_cast<int>(i));
+  a->destination = FindDestination(config, s.destination());
+  if (a->destination == nullptr) {
+    Finish(a, storage::WORKFLOW_PHASE_NEEDS_ATTENTION,
+           Settlement::Kind::kDeadLetterUnsent,
+           absl::StrCat("needs attention: step ", step.name,
+                        " was in doubt when compensation began, and its "
+                        "destination ",
+                        s.destination(),
+                        " is no longer configured; compensating because ",
+                        a->state.cause()),
+           now);
+    return;
+  }
+  a->kind = WorkflowAction::Kind::kSend;
+  a->resend = true;
+  a->step = i;
+  a->request_id = workflow::StepRequestId(event.id, step.name, false);
+  a->method = step.method;
+  a->url = a->destination->url;
+  a->body = s.request();
+}
+
+void PlanCompensation(const workflow::WorkflowSpec& spec,
+                      const AgentConfig& config, const PendingEvent& event,
+                      absl::Time now, WorkflowAction* a) {
+  WorkflowState& state = a->state;
+  for (; state.next_revert() >= 0;
+       state.set_next_revert(state.next_revert() - 1)) {
+    const size_t i = static_cast<size_t>(state.next_revert());
+    WorkflowStepState* s = state.mutable_steps(static_cast<int>(i));
+    if (s->status() == storage::STEP_STATUS_IN_DOUBT && i < spec.steps.size()) {
+      return PlanResend(spec.steps[i], config, event, i, now, a);
+    }
+    if (s->status() != storage::STEP_STATUS_DONE || i >= spec.steps.size()) {
+      continue;  // not completed: nothing to undo
+    }
+    const workflow::StepSpec& step = spec.steps[i];
+    const workflow::TargetSpec* target = TakenTarget(step, *s);
+    if (target == nullptr || !target->revert.has_value()) {
+      s->set_status(storage::STEP_STATUS_NO_REVERT);
+      continue;
+    }
+    workflow::ValueResolver resolver = ResolverFor(state, s->request());
+    absl::StatusOr<std::string> url =
+        workflow::Fill(target->revert->url, resolver);
+    absl::StatusOr<std::string> body =
+        target->revert->payload.has_value()
+            ? workflow::Fill(*target->revert->payload, resolver)
+            : absl::StatusOr<std::string>("");
+    const absl::Status built = !url.ok() ? url.status() : body.status();
+    if (!built.ok()) {
+      s->set_status(storage::STEP_STATUS_REVERT_FAILED);
+      Finish(a, storage::WORKFLOW_PHASE_NEEDS_ATTENTION,
+             Settlement::Kind::kDeadLetterUnsent,
+             absl::StrCat("needs attention: the revert of step ", step.name,
+                          " cannot be built (", built.message(),
+                          "); compensating because ", state.cause()),
+             now);
+      return;
+    }
+    a->kind = WorkflowAction::Kind::kSend;
+    a->revert = true;
+    a->step = i;
+    a->destination = FindDestination(config, s->destination());
+    a->request_id = workflow::StepRequestId(event.id, step.name, true);
+    a->method = target->revert->method;
+    a->url = *std::move(url);
+    a->body = *std::move(body);
+    return;
+  }
+  if (state.cancelled()) {
+    Finish(a, storage::WORKFLOW_PHASE_COMPENSATED, Settlement::Kind::kDelivered,
+           "", now);
+  } else {
+    Finish(a, storage::WORKFLOW_PHASE_COMPENSATED,
+           Settlement::Kind::kDeadLetterUnsent,
+           absl::StrCat("workflow compensated: ", state.cause()), now);
+  }
+}
+
+}  // namespace
+
+namespace internal {
+
+void BeginCompensation(WorkflowState* state, std::string cause,
+                       bool cancelled) {
+  state->set_phase(storage::WORKFLOW_PHASE_COMPENSATING);
+  state->set_cause(std::move(cause));
+  state->set_cancelled(cancelled);
+  state->set_next_revert(state->steps_size() - 1);
+  for (WorkflowStepState& s : *state->mutable_steps()) {
+    if (s.sent() && s.status() == storage::STEP_STATUS_UNSPECIFIED) {
+      s.set_status(storage::STEP_STATUS_IN_DOUBT);
+    }
+  }
+}
+
+void Finish(WorkflowAction* a, WorkflowPhase phase, Settlement::Kind settle,
+            std::string reason, absl::Time now) {
+  a->kind = WorkflowAction::Kind::kSettle;
+  a->state.set_phase(phase);
+  a->state.set_finished_unix_ms(Millis(now));
+  a->settle = settle;
+  a->reason = std::move(reason);
+}
+
+bool PlanForward(const workflow::WorkflowSpec& spec, const AgentConfig& config,
+                 const PendingEvent& event, absl::Time now, WorkflowAction* a) {
+  WorkflowState& state = a->state;
+  while (state.next_step() < spec.steps.size()) {
+    const size_t i = state.next_step();
+    const workflow::StepSpec& step = spec.steps[i];
+    WorkflowStepState* s = StepState(&state, i, step.name);
+    auto fail = [&](absl::string_view why) {
+      s->set_status(storage::STEP_STATUS_FAILED);
+      BeginCompensation(
+          &state, absl::StrCat("step ", step.name, " failed: ", why), false);
+      return false;
+    };
+    absl::StatusOr<std::string> payload = StepPayload(spec, step, event);
+    if (!payload.ok()) return fail(payload.status().message());
+    std::vector<workflow::Choice> choices;
+    for (const workflow::TargetSpec& t : step.targets) {
+      choices.push_back(t.choice);
+    }
+    workflow::ValueResolver resolver = ResolverFor(state, *payload);
+    absl::StatusOr<std::optional<size_t>> chosen =
+        workflow::ChooseDestination(choices, resolver);
+    if (!chosen.ok()) return fail(chosen.status().message());
+    if (!chosen->has_value()) {
+      s->set_status(storage::STEP_STATUS_SKIPPED);
+      storage::StepResult& row = a->rows.emplace_back();
+      row.set_step(step.name);
+      row.set_outcome("skipped");
+      row.set_unix_ms(Millis(now));
+      state.set_next_step(static_cast<uint32_t>(i + 1));
+      continue;
+    }
+    const std::string& name = step.targets[**chosen].choice.destination;
+    a->destination = FindDestination(config, name);
+    s->set_destination(name);
+    s->set_request(*payload);
+    a->step = i;
+    a->request_id = workflow::StepRequestId(event.id, step.name, false);
+    a->method = step.method;
+    a->url = a->destination->url;
+    a->body = *std::move(payload);
+    // Not marked in the stored state: mark first, send once it is durable
+    // and read back (then a cancel recorded before the mark is seen).
+    if (!s->sent()) {
+      s->set_sent(true);
+      a->kind = WorkflowAction::Kind::kMark;
+    }
+    return true;
+  }
+  Finish(a, storage::WORKFLOW_PHASE_COMPLETED, Settlement::Kind::kDelivered, "",
+         now);
+  return true;
+}
+
+}  // namespace internal
+
+WorkflowAction PlanWorkflow(const workflow::WorkflowSpec& spec,
+                            const AgentConfig& config,
+                            const PendingEvent& event,
+                            const WorkflowRecord* record, absl::Time now) {
+  WorkflowAction a;
+  WorkflowState& state = a.state;
+  if (record == nullptr || record->state.empty() ||
+      !state.ParseFromString(record->state)) {
+    state.Clear();
+    state.set_phase(storage::WORKFLOW_PHASE_FORWARD);
+    state.set_next_revert(-1);
+    state.set_started_unix_ms(Millis(now));
+  }
+  for (int i = 0; i < state.steps_size(); ++i) {
+    const size_t at = static_cast<size_t>(i);
+    if (at >= spec.steps.size() ||
+        spec.steps[at].name != state.steps(i).name()) {
+      // Steps are stored by position: running the configured ones against
+      // another configuration's progress could skip or repeat a step.
+      a.kind = WorkflowAction::Kind::kSettle;
+      a.settle = Settlement::Kind::kDeadLetterUnsent;
+      state.set_phase(storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
+      state.set_finished_unix_ms(Millis(now));
+      a.reason = absl::StrCat(
+          "needs attention: the workflow's steps changed since it started "
+          "(step ",
+          i, " was \"", state.steps(i).name(), "\", now \"",
+          at < spec.steps.size() ? spec.steps[at].name : "(none)",
+          "\"); nothing was sent; see outboxctl show");
+      return a;
+    }
+  }
+  const bool cancelled = record != nullptr && record->cancelled;
+  const WorkflowPhase phase = state.phase();
+  if (cancelled && (phase == storage::WORKFLOW_PHASE_FORWARD ||
+                    phase == storage::WORKFLOW_PHASE_COMPLETED)) {
+    state.set_finished_unix_ms(0);
+    BeginCompensation(&state,
+                      absl::StrCat("cancelled: ", record->cancel_reason), true);
+  } else if (phase != storage::WORKFLOW_PHASE_FORWARD &&
+             phase != storage::WORKFLOW_PHASE_COMPENSATING) {
+    // Finished already (settled in the same write as its phase, so only a
+    // queue write from elsewhere gets here): leave it as it is.
+    a.kind = WorkflowAction::Kind::kSettle;
+    a.settle = phase == storage::WORKFLOW_PHASE_COMPLETED
+                   ? Settlement::Kind::kDelivered
+                   : Settlement::Kind::kDeadLetterUnsent;
+    a.reason = "workflow already finished";
+    return a;
+  }
+  if (state.phase() == storage::WORKFLOW_PHASE_FORWARD &&
+      internal::PlanForward(spec, config, event, now, &a)) {
+    return a;
+  }
+  PlanCompensation(spec, config, event, now, &a);
+  return a;
+}
+
+}  // namespace outbox
