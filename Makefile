@@ -5,7 +5,7 @@
 # runs (outbox-sink, outbox-pos-sim) and runs its story.
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build test demo soak bench fuzz format clean readme-help
+.PHONY: all deps configure build test demo soak bench fuzz format clean docs-help readme-help
 .PHONY: sysroot-aarch64 static-deps-aarch64 build-aarch64 test-aarch64
 .PHONY: sysroot-armhf static-deps-armhf build-armhf test-armhf
 
@@ -23,7 +23,7 @@ build: configure
 test: build
 	ctest --preset default -j $(JOBS)
 
-# The demo (README "The demo"): tills commit offline, the receiver comes back
+# The demo (docs/demo.md): tills commit offline, the receiver comes back
 # with faults, one till is SIGKILLed in its drain; ends with the table and
 # exits non-zero if a sale was lost. Stores and logs: build/demo-out.
 # DEMO_ARGS passes flags, e.g. DEMO_ARGS=--short (outbox-demo --help).
@@ -47,10 +47,11 @@ fuzz: build
 	OUTBOX_FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --test-dir build -L '^fuzz$$' \
 	  -j $(JOBS) --output-on-failure --timeout $$(( $(FUZZ_SECONDS) + 300 ))
 
-# Rewrites the README's command-line reference from each program's --help
-# (the ctest Readme.CommandLineReferenceIsEachProgramsHelp checks it).
-readme-help: build
-	python3 tests/usage/help_blocks.py update --readme README.md --bin-dir build/bin
+# Rewrites the command-line reference (docs/command-line.md) from each
+# program's --help (the ctest Readme.CommandLineReferenceIsEachProgramsHelp
+# checks it). readme-help is its old name.
+docs-help readme-help: build
+	python3 tests/usage/help_blocks.py update --doc docs/command-line.md --bin-dir build/bin
 
 format:
 	git ls-files '*.h' '*.cc' '*.c' | xargs clang-format -i

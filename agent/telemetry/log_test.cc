@@ -21,10 +21,10 @@ std::set<std::string> CodeNames() {
   return names;
 }
 
-// The first-column names of the table between the README's log-events
-// markers: rows like "| `store_opened` | info | ... |".
-std::set<std::string> ReadmeNames() {
-  std::ifstream in(OUTBOX_README);
+// The first-column names of the table between the log-events markers of
+// docs/metrics-and-logs.md: rows like "| `store_opened` | info | ... |".
+std::set<std::string> DocumentedNames() {
+  std::ifstream in(OUTBOX_LOG_DOC);
   std::stringstream all;
   all << in.rdbuf();
   const std::string text = all.str();
@@ -67,17 +67,20 @@ TEST(LogEventTest, NamesOfTheStateChangesAreStable) {
   EXPECT_EQ(LogSeverityName(LogSeverity::kWarning), "warning");
 }
 
+// The name is the test's from when the table was in the README.
 TEST(LogEventTest, ReadmeListsExactlyTheEventsTheCodeHas) {
-  const std::set<std::string> readme = ReadmeNames();
-  ASSERT_FALSE(readme.empty())
-      << OUTBOX_README << " has no log-events table (between "
+  const std::set<std::string> documented = DocumentedNames();
+  ASSERT_FALSE(documented.empty())
+      << OUTBOX_LOG_DOC << " has no log-events table (between "
       << "<!-- log-events:begin --> and <!-- log-events:end -->)";
   for (const std::string& name : CodeNames()) {
-    EXPECT_TRUE(readme.count(name)) << "README does not list " << name;
+    EXPECT_TRUE(documented.count(name))
+        << OUTBOX_LOG_DOC << " does not list " << name;
   }
-  for (const std::string& name : readme) {
+  for (const std::string& name : documented) {
     EXPECT_TRUE(CodeNames().count(name))
-        << "README lists " << name << ", which the code does not have";
+        << OUTBOX_LOG_DOC << " lists " << name
+        << ", which the code does not have";
   }
 }
 

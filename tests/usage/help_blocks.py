@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The README's command-line reference is each program's own --help.
+"""The command-line reference is each program's own --help.
 
-Every block of the README of the form
+Every block of the reference (docs/command-line.md) of the form
 
     <!-- help: outboxctl stats --help -->
     ```text
@@ -10,7 +10,7 @@ Every block of the README of the form
 
 holds what that command prints, verbatim. `check` (a ctest) fails on any
 difference, and also when a program or an outboxctl command has no block;
-`update` rewrites the blocks from the programs (`make readme-help`).
+`update` rewrites the blocks from the programs (`make docs-help`).
 """
 
 import argparse
@@ -49,54 +49,56 @@ def expected_commands(bin_dir):
     return commands
 
 
-def check(readme, bin_dir):
+def check(path, doc, bin_dir):
+    name = os.path.basename(path)
     failures = []
     documented = set()
-    for block in BLOCK.finditer(readme):
+    for block in BLOCK.finditer(doc):
         command = block["cmd"]
         documented.add(command)
         actual = run(bin_dir, command)
         if block["text"] != actual:
             diff = difflib.unified_diff(
                 block["text"].splitlines(True), actual.splitlines(True),
-                "README.md", command)
-            failures.append(f"README's block for `{command}` differs from "
+                path, command)
+            failures.append(f"{name}'s block for `{command}` differs from "
                             f"its output:\n{''.join(diff)}")
     for command in expected_commands(bin_dir):
         if command not in documented:
-            failures.append(f"README.md has no block for `{command}`")
+            failures.append(f"{path} has no block for `{command}`")
     for f in failures:
         print(f)
     if failures:
-        print("run `make readme-help` to rewrite the blocks")
+        print("run `make docs-help` to rewrite the blocks")
         return 1
     print(f"{len(documented)} help blocks match their programs")
     return 0
 
 
-def update(path, readme, bin_dir):
+def update(path, doc, bin_dir):
     def replace(block):
         return (f"<!-- help: {block['cmd']} -->\n```text\n"
                 f"{run(bin_dir, block['cmd'])}```\n")
     # Every program runs before the file is opened: a program that fails
-    # (not built yet) exits here and leaves the README as it was.
-    updated = BLOCK.sub(replace, readme)
+    # (not built yet) exits here and leaves the file as it was.
+    updated = BLOCK.sub(replace, doc)
     with open(path, "w", encoding="utf-8") as f:
         f.write(updated)
-    return check(updated, bin_dir)
+    return check(path, updated, bin_dir)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("mode", choices=["check", "update"])
-    parser.add_argument("--readme", required=True)
+    parser.add_argument("--doc", required=True,
+                        help="the Markdown file with the blocks")
     parser.add_argument("--bin-dir", required=True)
     args = parser.parse_args()
-    with open(args.readme, encoding="utf-8") as f:
-        readme = f.read()
+    with open(args.doc, encoding="utf-8") as f:
+        doc = f.read()
     if args.mode == "check":
-        return check(readme, args.bin_dir)
-    return update(args.readme, readme, args.bin_dir)
+        return check(args.doc, doc, args.bin_dir)
+    return update(args.doc, doc, args.bin_dir)
 
 
 if __name__ == "__main__":
