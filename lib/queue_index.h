@@ -19,7 +19,7 @@
 // Due times are int64 on whatever clock the caller uses (the store uses a
 // monotonic clock, see store_open.cc), so wall-clock jumps do not move them.
 //
-// Memory (tests/bench/queue_index_memory_bench): see README "Measured".
+// Memory (tests/bench/queue_index_memory_bench): see docs/measured.md.
 //
 // REQUIRES: External synchronization.
 

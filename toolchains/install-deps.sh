@@ -21,7 +21,7 @@ packages=(
   openssl                 # test certificates
   python3-prometheus-client  # the Prometheus parser of tests/metrics
   file                    # CI checks that the aarch64 agent is static
-  python3                 # tests/usage/help_blocks.py: the README's CLI reference
+  python3                 # tests/usage: the docs' --help blocks and links
   systemd                 # systemd-analyze verify, systemd-sysusers (tests/dist)
   clang libclang-rt-14-dev  # libFuzzer + ASan/UBSan runtimes (tests/fuzz)
   qemu-utils              # qemu-io, the NBD client of tests/vm's lossy-disk tests

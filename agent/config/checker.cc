@@ -75,9 +75,9 @@ absl::StatusOr<std::string> Checker::Resolve(const std::string& path) const {
     if (credentials_dir_.empty()) {
       return absl::FailedPreconditionError(
           "names $CREDENTIALS_DIRECTORY, which is not set: systemd sets it "
-          "for a service with LoadCredential= (README: \"Running on a "
-          "device\"); outside systemd, set it to the directory holding the "
-          "file, or write the file's own path");
+          "for a service with LoadCredential= (docs/operations.md, \"Running "
+          "on a device\"); outside systemd, set it to the directory holding "
+          "the file, or write the file's own path");
     }
     return absl::StrCat(credentials_dir_, "/", path.substr(prefix.size()));
   }

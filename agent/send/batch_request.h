@@ -4,7 +4,7 @@
 // destination in one POST, in queue order, so that a key's events drain at
 // one round trip per batch instead of one per event. No I/O, no clock reads.
 //
-// The wire format (README, "Batched HTTP"; outbox-sink reads it):
+// The wire format (docs/transports.md, "Batched HTTP"; outbox-sink reads it):
 //   Content-Type: application/x-ndjson. The body is one line per event, in
 //   the order given, each ending in "\n": a JSON object
 //     {"id": ..., "type": ..., "ordering_key": ..., "content_type": ...,

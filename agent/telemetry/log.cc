@@ -14,7 +14,8 @@ struct Named {
 };
 
 // In LogEvent's order. The names are an interface (log shippers alert on
-// them; the README lists them, checked by log_test): never rename one.
+// them; docs/metrics-and-logs.md lists them, checked by log_test): never
+// rename one.
 constexpr Named kEvents[] = {
     {LogEvent::kStoreOpened, "store_opened"},
     {LogEvent::kAgentStopped, "agent_stopped"},

@@ -9,7 +9,7 @@
 // the answer gives. Both carry the whole new WorkflowState, so the queue
 // and the workflow change in one write.
 //
-// The engine's rules (README "Workflows"):
+// The engine's rules (docs/workflows.md):
 //   - Steps run one at a time, in order. A step's request carries its own
 //     webhook-id (workflow::StepRequestId), the same on every resend.
 //   - A step's 2xx result is settled kStepDone and synced before the next

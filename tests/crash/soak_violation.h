@@ -2,7 +2,7 @@
 //
 // The checks of the power-cut soak, each under a stable name: the name a
 // violation is reported by (SoakReport), the broken-store tests assert on
-// and README.md's reliability table lists. power_cut_soak_test.cc states the
+// and docs/reliability.md's table lists. power_cut_soak_test.cc states the
 // invariant behind each.
 
 #ifndef OUTBOX_TESTS_CRASH_SOAK_VIOLATION_H_

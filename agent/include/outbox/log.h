@@ -83,7 +83,7 @@ absl::string_view LogEventName(LogEvent event);
 // "info", "warning" or "error".
 absl::string_view LogSeverityName(LogSeverity severity);
 // Every LogEvent, in declaration order (for readers that list them, and
-// the check that the README names them all).
+// the check that docs/metrics-and-logs.md names them all).
 std::vector<LogEvent> AllLogEvents();
 
 // One log line's content. Plain value; no synchronization needed.

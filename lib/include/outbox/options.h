@@ -52,7 +52,7 @@ struct Options {
     // (a WriteBufferManager; 2 MiB each), all tables share one 4 MiB block
     // cache that also holds index and filter blocks, at most 64 open files,
     // two background jobs. Commits are unaffected; reads of large backlogs
-    // hit the disk more often. Measured in the README ("Memory").
+    // hit the disk more often. Measured in docs/measured.md (the RSS row).
     kSmall,
   };
   MemoryProfile memory_profile = MemoryProfile::kDefault;
