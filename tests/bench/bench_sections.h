@@ -22,8 +22,9 @@ namespace outbox::bench {
 absl::Status RunCommitRows(const Scale& scale, const std::string& dir,
                            Table* table);
 
-// NextDue + MarkDelivered against SQLite's select + update, and the bytes
-// each writes per acknowledged event (ack_rows.cc).
+// NextDue + Settle against SQLite's SELECT + UPDATE under each contract of
+// ours (lazy; durable per batch), and the bytes each side writes per
+// acknowledged event (ack_rows.cc).
 absl::Status RunAckRows(const Scale& scale, const std::string& dir,
                         Table* table);
 
