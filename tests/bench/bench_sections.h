@@ -18,7 +18,8 @@
 namespace outbox::bench {
 
 // The fdatasync limit, Commit with 1 and N producers, SQLite with 1 and N
-// threads, and the bytes each writes per commit (commit_rows.cc).
+// threads (N waiting in its busy handler, and N taking turns on a mutex),
+// and the bytes each writes per commit (commit_rows.cc).
 absl::Status RunCommitRows(const Scale& scale, const std::string& dir,
                            Table* table);
 
