@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <utility>
 
@@ -173,6 +174,28 @@ int64_t WriteBytes(pid_t pid) {
     return -1;
   }
   return bytes;
+}
+
+absl::Status SyncFiles(const std::string& dir) {
+  std::error_code error;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(dir, error)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string path = entry.path().string();
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fsync(fd) != 0) {
+      const int e = errno;
+      if (fd >= 0) close(fd);
+      return absl::UnavailableError(
+          absl::StrCat("syncing ", path, ": ", std::strerror(e)));
+    }
+    close(fd);
+  }
+  if (error) {
+    return absl::UnavailableError(
+        absl::StrCat("listing ", dir, ": ", error.message()));
+  }
+  return absl::OkStatus();
 }
 
 int64_t StatusKib(const std::string& field, pid_t pid) {

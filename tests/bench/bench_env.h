@@ -102,6 +102,13 @@ absl::Duration ProcessCpu();
 // and compactions too). -1 when unreadable.
 int64_t WriteBytes(pid_t pid = 0);
 
+// fsyncs every file under `dir`. write_bytes counts a page when it turns
+// dirty, not when it reaches the disk: a measured write into a page that an
+// unsynced fill left dirty would count nothing. Rows that fill a store or
+// database without syncing call this before they measure. Errors:
+// kUnavailable.
+absl::Status SyncFiles(const std::string& dir);
+
 // A "VmRSS"/"VmHWM" line of /proc/<pid>/status in KiB (0: this process);
 // -1 when unreadable.
 int64_t StatusKib(const std::string& field, pid_t pid = 0);

@@ -53,10 +53,14 @@ absl::StatusOr<Throughput> RunProducers(
   return result;
 }
 
+int SliceSize(int rounds, int total) {
+  return total / std::max(1, std::min(rounds, total));
+}
+
 absl::Status RunRounds(int rounds, int total,
                        const std::vector<Subject*>& subjects) {
+  const int per_round = SliceSize(rounds, total);
   rounds = std::max(1, std::min(rounds, total));
-  const int per_round = total / rounds;
   for (int r = 0; r < rounds; ++r) {
     for (Subject* subject : subjects) {
       const int64_t before = WriteBytes();

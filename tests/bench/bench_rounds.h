@@ -56,10 +56,14 @@ struct Subject {
   int64_t written = 0;  // /proc/self/io write_bytes during its slices
 };
 
-// Runs `rounds` rounds, each a slice of `total / rounds` operations of every
-// subject in turn. Errors: the first failed slice's.
+// Runs `rounds` rounds, each a slice of SliceSize(rounds, total) operations
+// of every subject in turn. Errors: the first failed slice's.
 absl::Status RunRounds(int rounds, int total,
                        const std::vector<Subject*>& subjects);
+
+// The operations of each subject in each of RunRounds' rounds: total /
+// rounds, with at least one operation per round.
+int SliceSize(int rounds, int total);
 
 }  // namespace outbox::bench
 

@@ -18,12 +18,14 @@
 namespace outbox::bench {
 
 // The fdatasync limit, Commit with 1 and N producers, SQLite with 1 and N
-// threads, and the bytes each writes per commit (commit_rows.cc).
+// threads (N waiting in its busy handler, and N taking turns on a mutex),
+// and the bytes each writes per commit (commit_rows.cc).
 absl::Status RunCommitRows(const Scale& scale, const std::string& dir,
                            Table* table);
 
-// NextDue + MarkDelivered against SQLite's select + update, and the bytes
-// each writes per acknowledged event (ack_rows.cc).
+// NextDue + Settle against SQLite's SELECT + UPDATE under each contract of
+// ours (lazy; durable per batch), and the bytes each side writes per
+// acknowledged event (ack_rows.cc).
 absl::Status RunAckRows(const Scale& scale, const std::string& dir,
                         Table* table);
 

@@ -2,7 +2,13 @@
 
 #include "tests/bench/sqlite_outbox.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -30,7 +36,7 @@ constexpr char kSchema[] = R"(
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<SqliteOutbox>> SqliteOutbox::Open(
-    const std::string& path, bool sync) {
+    const std::string& path, Synchronous synchronous) {
   sqlite3* db = nullptr;
   const int rc = sqlite3_open(path.c_str(), &db);
   std::unique_ptr<SqliteOutbox> outbox(new SqliteOutbox(db));
@@ -38,11 +44,18 @@ absl::StatusOr<std::unique_ptr<SqliteOutbox>> SqliteOutbox::Open(
   // Producers on other connections wait for the write lock instead of
   // failing at once with SQLITE_BUSY.
   sqlite3_busy_timeout(db, 10000);
-  // WAL with synchronous=FULL fsyncs the WAL at every commit: each commit
-  // survives a power cut, as a Store with Options::sync does.
   OUTBOX_RETURN_IF_ERROR(outbox->Exec("PRAGMA journal_mode=WAL"));
-  OUTBOX_RETURN_IF_ERROR(outbox->Exec(sync ? "PRAGMA synchronous=FULL"
-                                           : "PRAGMA synchronous=OFF"));
+  switch (synchronous) {
+    case Synchronous::kOff:
+      OUTBOX_RETURN_IF_ERROR(outbox->Exec("PRAGMA synchronous=OFF"));
+      break;
+    case Synchronous::kNormal:
+      OUTBOX_RETURN_IF_ERROR(outbox->Exec("PRAGMA synchronous=NORMAL"));
+      break;
+    case Synchronous::kFull:
+      OUTBOX_RETURN_IF_ERROR(outbox->Exec("PRAGMA synchronous=FULL"));
+      break;
+  }
   OUTBOX_RETURN_IF_ERROR(outbox->Exec(kSchema));
   OUTBOX_RETURN_IF_ERROR(outbox->Prepare());
   return outbox;
@@ -73,7 +86,7 @@ absl::Status SqliteOutbox::Prepare() {
       {"INSERT INTO orders(order_id, status) VALUES (?, ?)", &insert_order_},
       {"INSERT INTO outbox(event_id, payload) VALUES (?, ?)", &insert_event_},
       {"SELECT event_id FROM outbox WHERE sent_at IS NULL ORDER BY id "
-       "LIMIT 1",
+       "LIMIT ?",
        &select_oldest_},
       {"UPDATE outbox SET sent_at = CURRENT_TIMESTAMP WHERE event_id = ?",
        &mark_sent_},
@@ -118,22 +131,51 @@ absl::Status SqliteOutbox::CommitOrder(int producer, int64_t i) {
   return Exec("COMMIT");
 }
 
-absl::StatusOr<bool> SqliteOutbox::AckOldest() {
-  const int rc = sqlite3_step(select_oldest_);
-  if (rc == SQLITE_DONE) {
-    sqlite3_reset(select_oldest_);
-    return false;
+absl::StatusOr<int> SqliteOutbox::AckOldest(int limit) {
+  // IMMEDIATE, as in CommitOrder: the write lock up front, so that no other
+  // writer commits between the SELECT and the UPDATEs (SQLITE_BUSY).
+  OUTBOX_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+  absl::StatusOr<int> acked = MarkOldestSent(limit);
+  if (!acked.ok()) {
+    Exec("ROLLBACK").IgnoreError();
+    return acked;
   }
-  if (rc != SQLITE_ROW) {
-    sqlite3_reset(select_oldest_);
-    return Error("selecting the oldest unsent event");
+  // Under kFull this COMMIT returns after the WAL's fsync.
+  OUTBOX_RETURN_IF_ERROR(Exec("COMMIT"));
+  return acked;
+}
+
+absl::StatusOr<int> SqliteOutbox::MarkOldestSent(int limit) {
+  std::vector<std::string> events;
+  sqlite3_bind_int(select_oldest_, 1, limit);
+  int rc;
+  while ((rc = sqlite3_step(select_oldest_)) == SQLITE_ROW) {
+    events.emplace_back(
+        reinterpret_cast<const char*>(sqlite3_column_text(select_oldest_, 0)));
   }
-  const std::string event(
-      reinterpret_cast<const char*>(sqlite3_column_text(select_oldest_, 0)));
   sqlite3_reset(select_oldest_);
-  sqlite3_bind_text(mark_sent_, 1, event.data(), event.size(), nullptr);
-  OUTBOX_RETURN_IF_ERROR(Step(mark_sent_));
-  return true;
+  sqlite3_clear_bindings(select_oldest_);
+  if (rc != SQLITE_DONE) return Error("selecting the oldest unsent events");
+  for (const std::string& event : events) {
+    sqlite3_bind_text(mark_sent_, 1, event.data(), event.size(), nullptr);
+    OUTBOX_RETURN_IF_ERROR(Step(mark_sent_));
+  }
+  return static_cast<int>(events.size());
+}
+
+absl::Status SqliteOutbox::SyncWal() {
+  const char* wal = sqlite3_filename_wal(sqlite3_db_filename(db_, "main"));
+  // fsync is per file, not per descriptor: syncing through a descriptor of
+  // our own makes what SQLite's write()s left in the page cache durable.
+  const int fd = open(wal, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || fdatasync(fd) != 0) {
+    const int error = errno;
+    if (fd >= 0) close(fd);
+    return absl::UnavailableError(
+        absl::StrCat("syncing ", wal, ": ", std::strerror(error)));
+  }
+  close(fd);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int64_t> SqliteOutbox::CountUnsent() {

@@ -2,10 +2,10 @@
 //
 // The SQLite baseline: seed 000's outbox (/work/shared/seeds/000_*.txt). One
 // transaction writes the order row and its outbox row; the sender selects the
-// oldest unsent row and sets its sent_at. WAL journal, synchronous=FULL (an
-// fsync of the WAL per commit, as Options::sync), one connection per thread
-// with a busy timeout. The seed's own advice for production, an index over
-// the unsent rows, is added as a partial index: without it "SELECT oldest
+// oldest unsent rows and sets their sent_at. WAL journal, with the sync mode
+// each row's contract asks for (Synchronous), one connection per thread with
+// a busy timeout. The seed's own advice for production, an index over the
+// unsent rows, is added as a partial index: without it "SELECT oldest
 // unsent" walks every row already sent and the baseline would slow down by
 // itself as the table grows.
 
@@ -26,11 +26,23 @@ namespace outbox::bench {
 // One connection. REQUIRES: External synchronization (one per thread).
 class SqliteOutbox {
  public:
-  // Opens the database at `path` (creating it and its schema if needed),
-  // with synchronous=FULL, or OFF when `sync` is false (to fill a database
-  // whose shape only matters). Errors: kUnavailable with SQLite's message.
+  // PRAGMA synchronous, in WAL mode: what a COMMIT promises.
+  enum class Synchronous {
+    // Never syncs: to fill a database whose shape only matters.
+    kOff,
+    // Syncs the WAL only at checkpoints: a power cut may undo the last
+    // transactions, never half of one (a Store's unsynced writes). SyncWal()
+    // makes them durable, as Store::Sync does ours.
+    kNormal,
+    // fsyncs the WAL at every COMMIT: each transaction survives a power cut,
+    // as a Store's synced writes (Options::sync) do.
+    kFull,
+  };
+
+  // Opens the database at `path` (creating it and its schema if needed).
+  // Errors: kUnavailable with SQLite's message.
   static absl::StatusOr<std::unique_ptr<SqliteOutbox>> Open(
-      const std::string& path, bool sync = true);
+      const std::string& path, Synchronous synchronous = Synchronous::kFull);
   ~SqliteOutbox();
   SqliteOutbox(const SqliteOutbox&) = delete;
   SqliteOutbox& operator=(const SqliteOutbox&) = delete;
@@ -39,9 +51,17 @@ class SqliteOutbox {
   // outbox row (event "evt-<producer>-<i>", a 300 B payload).
   absl::Status CommitOrder(int producer, int64_t i);
 
-  // The sender's step for one event: SELECT the oldest unsent row, then
-  // UPDATE its sent_at (its own transaction). False if nothing was unsent.
-  absl::StatusOr<bool> AckOldest();
+  // The sender's step for up to `limit` events, in one transaction: SELECT
+  // the oldest unsent rows, then UPDATE each one's sent_at by event_id (seed
+  // 000's statements). Returns how many; 0 if nothing was unsent.
+  absl::StatusOr<int> AckOldest(int limit);
+
+  // Makes every committed transaction durable: an fdatasync() of the WAL
+  // file, what a COMMIT under kFull ends with. SQLite has no call that syncs
+  // the WAL alone; a checkpoint would sync it too, but would also copy its
+  // pages into the database and sync that, which no contract here asks for.
+  // Errors: kUnavailable.
+  absl::Status SyncWal();
 
   // How many outbox rows are unsent (sent_at IS NULL).
   absl::StatusOr<int64_t> CountUnsent();
@@ -53,6 +73,8 @@ class SqliteOutbox {
   // Runs `stmt` to completion and resets it.
   absl::Status Step(sqlite3_stmt* stmt);
   absl::Status Error(const char* what) const;
+  // AckOldest's work inside its transaction.
+  absl::StatusOr<int> MarkOldestSent(int limit);
 
   sqlite3* db_;
   sqlite3_stmt* insert_order_ = nullptr;
