@@ -13,7 +13,8 @@
 #    archive whose one dependency is OpenSSL.
 # 2. cpp-httplib, which outbox-sink and the transport tests use. Debian ships
 #    it only as a shared library; its source package holds the upstream
-#    single header (header-only), patched by Debian, which static builds use.
+#    single header, patched by Debian, which static builds use split in two
+#    (declarations, and one file of implementation compiled once).
 #
 # How:
 #  - Needs the sysroot (toolchains/build-sysroot.sh <arch>): versions are
@@ -27,7 +28,8 @@
 #    build used here does not read those files.
 #  - Installs to <base>/static-<arch> (beside the sysroot; base is
 #    ${OUTBOX_SYSROOT_BASE:-/opt/edge-outbox}): lib/libcurl.a with
-#    CURLConfig.cmake, include/curl, include/httplib.h. cross-linux-gnu.cmake
+#    CURLConfig.cmake, include/curl, include/httplib.h (declarations) and
+#    src/httplib.cc (cpp-httplib's implementation). cross-linux-gnu.cmake
 #    puts that tree first on the search path when OUTBOX_FULLY_STATIC is ON.
 #    A stamp (this script, the toolchain files, the sysroot's package list)
 #    makes a second run a no-op without network; the downloaded sources are
@@ -216,7 +218,20 @@ grep -q '^#define CPPHTTPLIB_VERSION' "$work/httplib/httplib.h" || {
   log "ERROR: $work/httplib/httplib.h is not the single-header cpp-httplib" >&2
   exit 3
 }
-cp "$work/httplib/httplib.h" "$prefix.tmp/include/httplib.h"
+# Split into declarations (include/httplib.h) and one implementation file
+# (src/httplib.cc), with the source package's own split.py, as Debian does
+# for its shared library: the project compiles httplib.cc once, instead of
+# every file that includes the header compiling all of cpp-httplib again
+# (about 40 s of the cross compiler each, a dozen files).
+python3 "$work/httplib/split.py" --out "$work/httplib-split" \
+  >"$work/split.log" 2>&1 || {
+  cat "$work/split.log" >&2
+  log "ERROR: cpp-httplib's split.py failed" >&2
+  exit 3
+}
+mkdir -p "$prefix.tmp/src"
+cp "$work/httplib-split/httplib.h" "$prefix.tmp/include/httplib.h"
+cp "$work/httplib-split/httplib.cc" "$prefix.tmp/src/httplib.cc"
 cp "$work/httplib/LICENSE" "$prefix.tmp/LICENSE.cpp-httplib"
 printf 'curl %s\ncpp-httplib %s\n' "$version" "$httplib_version" \
   > "$prefix.tmp/.outbox-versions"

@@ -110,8 +110,9 @@ if(OUTBOX_FULLY_STATIC)
   # LDAP, RTMP...), so static executables link an HTTP-and-OpenSSL-only
   # libcurl compiled from Debian's curl source (its CURLConfig.cmake comes
   # first on the search path, and FindCURL prefers it); and cpp-httplib,
-  # only a shared library in Debian, is used as the single header from its
-  # source package (OUTBOX_HTTPLIB_INCLUDE_DIR, read by CMakeLists.txt).
+  # only a shared library in Debian, is compiled from its source package
+  # (OUTBOX_HTTPLIB_INCLUDE_DIR and OUTBOX_HTTPLIB_SOURCE, read by
+  # CMakeLists.txt).
   if(NOT OUTBOX_STATIC_DEPS)
     if(DEFINED ENV{OUTBOX_SYSROOT_BASE})
       set(OUTBOX_STATIC_DEPS "$ENV{OUTBOX_SYSROOT_BASE}/static-${OUTBOX_CROSS_ARCH}")
@@ -142,6 +143,7 @@ if(OUTBOX_FULLY_STATIC)
   endif()
   list(PREPEND CMAKE_FIND_ROOT_PATH "${OUTBOX_STATIC_DEPS}")
   set(OUTBOX_HTTPLIB_INCLUDE_DIR "${OUTBOX_STATIC_DEPS}/include")
+  set(OUTBOX_HTTPLIB_SOURCE "${OUTBOX_STATIC_DEPS}/src/httplib.cc")
   set(CMAKE_PROJECT_INCLUDE ${CMAKE_CURRENT_LIST_DIR}/static-link.cmake)
   set(OUTBOX_STATIC_ROCKSDB ON CACHE BOOL "Link RocksDB's archive")
   set(OUTBOX_ABSL_STATIC ON)
