@@ -50,6 +50,7 @@ packages=(
   libcpp-httplib-dev
   nlohmann-json3-dev      # header-only (Architecture: all), found like the rest
 )
+# install-deps.sh --cross installs the same for both architectures.
 host_packages=("g++-$triplet" qemu-user-static protobuf-compiler)
 
 base="${OUTBOX_SYSROOT_BASE:-/opt/edge-outbox}"

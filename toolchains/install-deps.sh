@@ -2,6 +2,11 @@
 # Installs every Debian package the native build and its tests need.
 # Idempotent: packages already present are left alone, and apt is not
 # touched at all when everything is installed. Run as root (CI is root).
+#   install-deps.sh           the native build's packages
+#   install-deps.sh --cross   also the host's tools for both ARM cross builds
+#                             (what build-sysroot.sh installs per arch), in
+#                             the same apt run: CI then builds the sysroots
+#                             beside the native build without apt running.
 set -euo pipefail
 
 packages=(
@@ -29,6 +34,14 @@ packages=(
   e2fsprogs               # mkfs.ext4, e2fsck, debugfs: the board's disk, checked on the host
   xz-utils                # build-guest.sh unpacks the kernel it boots (tests/vm)
 )
+
+case "${1:-}" in
+  "") ;;
+  --cross)
+    # Keep in step with build-sysroot.sh's host_packages.
+    packages+=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user-static) ;;
+  *) echo "usage: $0 [--cross]" >&2; exit 2 ;;
+esac
 
 log() { echo "install-deps: $*"; }
 . "$(dirname "$0")/common.sh"
