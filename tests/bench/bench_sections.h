@@ -29,7 +29,7 @@ absl::Status RunCommitRows(const Scale& scale, const std::string& dir,
 absl::Status RunAckRows(const Scale& scale, const std::string& dir,
                         Table* table);
 
-// The sink's ceiling (load generator) and the agent draining into it
+// A bare sender (load generator) and the agent draining into outbox-sink
 // (drain_rows.cc).
 absl::Status RunDrainRows(const Scale& scale, const std::string& dir,
                           Table* table);

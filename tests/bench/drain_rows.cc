@@ -2,7 +2,8 @@
 //
 // Delivery: the agent draining a store into the real outbox-sink over
 // loopback, with 1 and 16 requests in flight and 0, 1 and 16 ordering keys,
-// against the sink's own ceiling measured by a load generator, and the
+// against a bare sender into the same sink (a load generator with no store
+// behind it, the same requests and as many in flight), and the
 // agent's CPU per delivered event. The six drains and the two load
 // generators run in rounds (bench_rounds.h), so that all meet the same disk.
 
@@ -65,7 +66,8 @@ void AddRows(std::vector<Subject>& loads, std::vector<Drain>& drains,
   for (size_t i = 0; i < loads.size(); ++i) {
     Throughput& t = loads[i].total;
     table->Add(Row{absl::StrCat("sink.", kInFlight[i]),
-                   absl::StrCat("outbox-sink ceiling: load generator, ",
+                   absl::StrCat("bare sender into outbox-sink (load generator, "
+                                "no store), ",
                                 kInFlight[i], " in flight"),
                    t.per_second(),
                    "/s",

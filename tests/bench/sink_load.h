@@ -1,10 +1,12 @@
 // Copyright (c) edge-outbox authors.
 //
-// The sink's own ceiling: a small load generator (libcurl multi) that sends
+// A bare sender: a small load generator (libcurl multi) that sends
 // outbox-sink pre-signed Standard Webhooks requests, as the agent would send
 // them (same headers, a 300 B body), over keep-alive connections, a fixed
 // number in flight. Signing happens before the clock starts, so the figure
-// is what the sink and loopback can take, with no store behind the sender.
+// is what one libcurl sender gets through the sink and loopback with no
+// store behind it. Not a ceiling: the agent's drain, which also reads and
+// settles the store, has measured faster than this sender.
 
 #ifndef OUTBOX_TESTS_BENCH_SINK_LOAD_H_
 #define OUTBOX_TESTS_BENCH_SINK_LOAD_H_
