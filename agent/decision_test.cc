@@ -14,6 +14,7 @@
 #include "agent/send/http_sender.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/events.h"
 
 namespace outbox {
 namespace {
@@ -23,14 +24,9 @@ using ::testing::HasSubstr;
 
 const absl::Time kNow = absl::FromUnixSeconds(1767225600);  // 2026-01-01
 
-// An event committed an hour ago that has not been tried yet.
+// A sale committed an hour ago, not tried yet.
 PendingEvent UntriedEvent() {
-  PendingEvent e;
-  e.seq = 7;
-  e.id = "0190a5c4-7d2e-7b3a-9c1f-2b4d6e8f0a1c";
-  e.type = "sale.created";
-  e.created = kNow - absl::Hours(1);
-  return e;
+  return testing::MakePendingSale(kNow - absl::Hours(1));
 }
 
 // Decide() with a generator whose uniform draws are always the top of their

@@ -20,6 +20,7 @@
 #include "agent/send/webhook_signature.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/events.h"
 #include "tests/testing/request_headers.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
@@ -32,15 +33,9 @@ using ::testing::HasSubstr;
 
 const absl::Time kNow = absl::FromUnixSeconds(1767225600);  // 2026-01-01
 
+// A sale committed an hour ago, not tried yet.
 PendingEvent SaleEvent() {
-  PendingEvent e;
-  e.seq = 7;
-  e.id = "0190a5c4-7d2e-7b3a-9c1f-2b4d6e8f0a1c";
-  e.type = "sale.created";
-  e.payload = R"({"sale":"sale-1001","total":"12.50"})";
-  e.content_type = "application/json";
-  e.created = kNow - absl::Hours(1);
-  return e;
+  return testing::MakePendingSale(kNow - absl::Hours(1));
 }
 
 Destination PlainDestination() {
