@@ -2,8 +2,8 @@
 //
 // AgentImpl: the delivery loop behind outbox/agent.h.
 //
-// One thread, one Poller (platform/poller.h): each sender's fd (send/sender.h: the
-// HTTP transport's sockets and curl timers, each MQTT broker connection), a
+// One thread, one Poller (platform/poller.h): each sender's fd (send/sender.h:
+// the HTTP transport's sockets and curl timers, each MQTT broker connection), a
 // Wakeup (Store::Commit wake-ups and Stop()), a Timer (the
 // next retry, probe or housekeeping time) and, where allowed, a netlink socket
 // (network changes). Each round (Step) does all ready work without blocking:

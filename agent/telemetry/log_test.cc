@@ -78,9 +78,8 @@ TEST(LogEventTest, ReadmeListsExactlyTheEventsTheCodeHas) {
         << OUTBOX_LOG_DOC << " does not list " << name;
   }
   for (const std::string& name : documented) {
-    EXPECT_TRUE(CodeNames().count(name))
-        << OUTBOX_LOG_DOC << " lists " << name
-        << ", which the code does not have";
+    EXPECT_TRUE(CodeNames().count(name)) << OUTBOX_LOG_DOC << " lists " << name
+                                         << ", which the code does not have";
   }
 }
 
