@@ -21,6 +21,12 @@ namespace {
 constexpr int kLogBurst = 10;
 constexpr absl::Duration kLogWindow = absl::Minutes(1);
 
+// Whether what is sent to `d` carries the wall clock's time, which its
+// receiver may check: HTTP's webhook-timestamp, a Kafka record's timestamp.
+bool StampsTime(const Destination& d) {
+  return d.kind != Destination::Kind::kMqtt;
+}
+
 std::vector<std::string> DestinationNames(const AgentConfig& config) {
   std::vector<std::string> names;
   for (const Destination& d : config.destinations) names.push_back(d.name);
@@ -77,6 +83,8 @@ AgentImpl::AgentImpl(Store* store, AgentOptions options, AgentConfig config,
       clock_(options_.clock != nullptr ? options_.clock : SystemClock()),
       reachability_(DestinationNames(config_), config_.agent.probe_interval_min,
                     config_.agent.probe_interval_max),
+      clock_trust_(config_.agent.clock_tolerance,
+                   config_.agent.require_synchronized_clock),
       log_limiter_(kLogBurst, kLogWindow) {}
 
 AgentImpl::~AgentImpl() {
@@ -288,6 +296,7 @@ absl::Status AgentImpl::Step() {
     wake = std::min(wake, unsynced_since_ + config_.agent.ack_sync_interval);
   }
   wake = std::min(wake, reachability_.NextProbe());
+  if (!clock_trust_.trusted()) wake = std::min(wake, steady + kClockRecheck);
   ArmTimer(wake);
   return absl::OkStatus();
 }
@@ -350,15 +359,43 @@ LaneGate AgentImpl::GateFor(const Lane& lane, absl::Time steady,
                             absl::flat_hash_set<std::string>* probing) const {
   if (const workflow::WorkflowSpec* w =
           WorkflowFor(config_, lane.type, lane.destination)) {
+    // Its steps and reverts are webhooks: time-stamped.
+    if (!clock_trust_.trusted()) return LaneGate::kClosed;
     return WorkflowGate(*w, steady, probing);
   }
   absl::StatusOr<const Destination*> d =
       Route(config_, lane.type, lane.destination);
   if (!d.ok()) return LaneGate::kOpen;  // taken, to be dead-lettered
+  if (!clock_trust_.trusted() && StampsTime(**d)) return LaneGate::kClosed;
   return reachability_.Gate((*d)->name, steady, probing);
 }
 
+void AgentImpl::CheckClock() {
+  const std::optional<bool> synchronized =
+      config_.agent.require_synchronized_clock ? clock_->Synchronized()
+                                               : std::nullopt;
+  if (!clock_trust_.Update(clock_->Now(), store_->WallClockMark(),
+                           synchronized)) {
+    return;
+  }
+  metrics_.SetClockTrusted(clock_trust_.trusted());
+  if (clock_trust_.trusted()) {
+    Log(LogSeverity::kInfo, LogEvent::kClockTrusted,
+        absl::StrCat(clock_trust_.why(), "; delivering again"));
+    next_due_ = absl::InfinitePast();
+    return;
+  }
+  Log(LogSeverity::kError, LogEvent::kClockUntrusted,
+      absl::StrCat(clock_trust_.why(),
+                   ": holding the events of destinations that time-stamp "
+                   "them (HTTP, Kafka) until the clock passes it; nothing "
+                   "is dead-lettered. If the store's time is the wrong one "
+                   "(a clock once set ahead), run outboxctl "
+                   "reset-clock-mark"));
+}
+
 absl::Status AgentImpl::StartDueEvents() {
+  CheckClock();
   const absl::Time steady = Steady();
   const size_t max = static_cast<size_t>(config_.agent.max_in_flight);
   if (in_flight_.size() >= max || steady < store_full_until_) {

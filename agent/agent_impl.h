@@ -29,6 +29,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/random/random.h"
+#include "agent/clock_trust.h"
 #include "agent/config/config.h"
 #include "agent/reachability.h"
 #include "agent/send/http_sender.h"
@@ -110,11 +111,19 @@ class AgentImpl final : public Agent {
   // True once Stop() was asked for and the round has wound down.
   absl::Status StopIfAsked(bool* stopping);
   void HandleResult(const SendResult& result);
+  // The receiver refused the device (Decision::kHoldDestination): hold the
+  // destination, record nothing.
+  void HoldRefused(const InFlight& flight, const Decision& d);
   // Processes the senders whose fd is ready and handles what finished.
   void ProcessSenders();
   // The sender of `destination`'s kind (for MQTT, its own connection).
   Sender* SenderFor(const Destination& destination) const;
   absl::Status StartDueEvents();
+  // Judges the wall clock against the store's mark (ClockTrust); logs a
+  // change. While it is wrong, lanes to destinations that time-stamp stay
+  // closed (GateFor) and the loop looks again every kClockRecheck.
+  void CheckClock();
+  static constexpr absl::Duration kClockRecheck = absl::Seconds(1);
   // How much NextDue may take from `lane` this round; `probing` holds the
   // destinations already given their one probe.
   LaneGate GateFor(const Lane& lane, absl::Time steady,
@@ -244,6 +253,8 @@ class AgentImpl final : public Agent {
   size_t batch_extra_ = 0;
   absl::flat_hash_set<uint64_t> in_flight_seqs_;
   Reachability reachability_;
+  // Whether the wall clock may be put on requests (CheckClock).
+  ClockTrust clock_trust_;
   LogLimiter log_limiter_;
   uint64_t next_tag_ = 1;
 

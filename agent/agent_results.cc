@@ -50,15 +50,22 @@ void AgentImpl::HandleResult(const SendResult& result) {
     }
     return;  // not an attempt: the event (or batch) is untouched
   }
+  if (d.kind == Decision::Kind::kHoldDestination) {
+    HoldRefused(flight, d);
+    return;  // not an attempt either: the event (or batch) is untouched
+  }
   metrics_.OnAttempt(AttemptOutcome(result));
   if (d.kind == Decision::Kind::kDeadLetter) {
     dead_reasons_[event.seq] = d.rejected ? AgentMetrics::DeadReason::kRejected
                                           : AgentMetrics::DeadReason::kGaveUp;
   }
+  const bool was_refused = reachability_.Of(destination.name, Steady()).refused;
   if (reachability_.OnAnswer(destination.name, Steady())) {
     Log(LogSeverity::kInfo, LogEvent::kDestinationReachable,
-        absl::StrCat("destination ", destination.name,
-                     " reachable again (event ", event.id, " answered)"),
+        absl::StrCat(
+            "destination ", destination.name,
+            was_refused ? " accepts this device again" : " reachable again",
+            " (event ", event.id, " answered)"),
         event.id, destination.name);
   }
   if (flight.workflow != nullptr && result.http.http_status != 0 &&
@@ -99,6 +106,26 @@ void AgentImpl::HandleResult(const SendResult& result) {
   }
   SettleBatchRest(&flight, result, now);
   settled_.push_back(SettlementFor(d, std::move(flight.event), now));
+}
+
+void AgentImpl::HoldRefused(const InFlight& flight, const Decision& d) {
+  const std::string& name = flight.destination->name;
+  ++stats_.refused_results;
+  metrics_.OnAttempt(AgentMetrics::Outcome::kRefused);
+  if (reachability_.OnRefused(name, flight.probe, Steady())) {
+    Log(LogSeverity::kError, LogEvent::kDestinationRefused,
+        absl::StrCat("destination ", name, " refused event ", flight.event.id,
+                     " (", d.error,
+                     "); fix its credential (secrets_file, header_files, "
+                     "password_file), its ACL or the device's clock"),
+        flight.event.id, name);
+  }
+  // Refused before the receiver looked at it: as for a request that never
+  // reached it, the step is still not done only if it was before (an
+  // earlier send may have been done, its answer lost).
+  if (flight.workflow != nullptr && flight.workflow->was_not_done) {
+    NoteNotDone(flight);
+  }
 }
 
 absl::Status AgentImpl::FlushSettlements() {

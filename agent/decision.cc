@@ -38,7 +38,10 @@ Decision Decide(const SendResult& result, const PendingEvent& event,
   d.retry_age = NextRetryAge(event.retry_age, previous, now, policy);
   std::optional<absl::Duration> retry_after;
   if (result.transport.ok()) {
-    switch (result.outcome) {
+    const DeliveryOutcome outcome =
+        result.http_status != 0 ? ClassifyFor(result.http_status, policy)
+                                : result.outcome;
+    switch (outcome) {
       case DeliveryOutcome::kDelivered:
         d.kind = Decision::Kind::kDelivered;
         return d;
@@ -52,6 +55,16 @@ Decision Decide(const SendResult& result, const PendingEvent& event,
         d.kind = Decision::Kind::kPauseDestination;
         d.error = absl::StrCat(result.answer,
                                ": destination gone; paused until resumed");
+        return d;
+      case DeliveryOutcome::kHoldDestination:
+        // Before the retry age moves: this is not an attempt.
+        d.kind = Decision::Kind::kHoldDestination;
+        d.retry_age = event.retry_age;
+        d.error = absl::StrCat(
+            result.answer,
+            ": the receiver refused this device (its credential, its "
+            "signature's time or its rights), not the event; holding the "
+            "destination's events, probing");
         return d;
       case DeliveryOutcome::kRetry:
         d.error = result.answer;
@@ -96,6 +109,7 @@ Settlement SettlementFor(const Decision& d, PendingEvent event,
       break;
     case Decision::Kind::kDeadLetter:
     case Decision::Kind::kOffline:
+    case Decision::Kind::kHoldDestination:
       s.kind = Settlement::Kind::kDeadLetter;
       s.attempt.next_attempt = now;
       s.reason = d.error;

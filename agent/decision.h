@@ -27,6 +27,9 @@ struct Decision {
     kPauseDestination,  // RecordAttempt, then stop sending to the destination
     kOffline,           // never reached the receiver, or TLS refused the
                         // peer before anything was sent: not an attempt
+    kHoldDestination,   // the receiver refused the device, not the event
+                        // (401, 403, not authorized): not an attempt; the
+                        // destination holds its events and probes
   };
   Kind kind = Kind::kRetry;
   std::string error;  // for the store and logs; no payload, no secrets
@@ -46,6 +49,10 @@ struct Decision {
 // left is retried; GiveUp() on the event's retry age (NextRetryAge) turns a
 // retry into a dead letter. An event that never reached the receiver, and a
 // TLS failure (kFailedPrecondition: nothing can have left), are kOffline.
+// An answer that refuses the device rather than the event (kHoldDestination:
+// HTTP 401 and 403 unless the policy's `answers` say otherwise, an MQTT or
+// Kafka authorization error) is kHoldDestination: nothing is recorded, so a
+// rotated secret or a clock the receiver finds stale dead-letters nothing.
 // `now` is the wall-clock time of the answer.
 Decision Decide(const SendResult& result, const PendingEvent& event,
                 const RetryPolicy& policy, absl::Time now, absl::BitGenRef gen);
@@ -53,8 +60,8 @@ Decision Decide(const SendResult& result, const PendingEvent& event,
 // What the store records for `decision` about `event`, decided at wall time
 // `now`: kDelivered, kAttempt (a retry, or the attempt a 410 answered, due
 // again at once when the destination is resumed), or kDeadLetter with its
-// final attempt. REQUIRES: decision.kind != kOffline (not an attempt:
-// nothing is recorded).
+// final attempt. REQUIRES: decision.kind is neither kOffline nor
+// kHoldDestination (not attempts: nothing is recorded).
 Settlement SettlementFor(const Decision& decision, PendingEvent event,
                          absl::Time now);
 

@@ -136,12 +136,42 @@ TEST_F(DecideTest, GonePausesTheDestination) {
 }
 
 TEST_F(DecideTest, OtherClientErrorsAndRedirectsAreDeadLetteredAtOnce) {
-  for (int status : {400, 401, 403, 404, 409, 413, 422, 301, 302, 307, 308}) {
+  for (int status : {400, 404, 409, 413, 422, 301, 302, 307, 308}) {
     const Decision d = DecideNow(Answered(status));
     EXPECT_EQ(d.kind, Decision::Kind::kDeadLetter) << status;
     EXPECT_EQ(d.http_status, status);
     EXPECT_THAT(d.error, HasSubstr(absl::StrCat("HTTP ", status)));
   }
+}
+
+TEST_F(DecideTest, RefusalsOfTheDeviceHoldAndAreNotAttempts) {
+  PendingEvent e = UntriedEvent();
+  e.attempts = RetryPolicy().max_attempts - 1;  // one more would give up
+  e.retry_age = absl::Hours(1);
+  for (int status : {401, 403}) {
+    const Decision d = DecideNow(Answered(status), e);
+    EXPECT_EQ(d.kind, Decision::Kind::kHoldDestination) << status;
+    EXPECT_EQ(d.retry_age, e.retry_age) << status;  // not aged either
+    EXPECT_THAT(d.error, HasSubstr(absl::StrCat("HTTP ", status)));
+    EXPECT_THAT(d.error, HasSubstr("not the event"));
+  }
+}
+
+TEST_F(DecideTest, TheDestinationsAnswersDecide) {
+  RetryPolicy policy;
+  policy.answers[401] = DeliveryOutcome::kDeadLetter;
+  policy.answers[404] = DeliveryOutcome::kHoldDestination;
+  policy.answers[409] = DeliveryOutcome::kRetry;
+  EXPECT_EQ(DecideNow(Answered(401), UntriedEvent(), policy).kind,
+            Decision::Kind::kDeadLetter);
+  EXPECT_EQ(DecideNow(Answered(404), UntriedEvent(), policy).kind,
+            Decision::Kind::kHoldDestination);
+  const Decision retry =
+      DecideNow(Answered(409, /*retry_after=*/"7"), UntriedEvent(), policy);
+  EXPECT_EQ(retry.kind, Decision::Kind::kRetry);
+  EXPECT_GE(retry.next_attempt, kNow + absl::Seconds(7));  // honoured
+  EXPECT_EQ(DecideNow(Answered(403), UntriedEvent(), policy).kind,
+            Decision::Kind::kHoldDestination);  // not listed: the table
 }
 
 TEST_F(DecideTest, NeverReachedTheReceiverIsNotAnAttempt) {

@@ -20,7 +20,7 @@ LaneGate Reachability::Gate(absl::string_view destination, absl::Time now,
   if (it == states_.end()) return LaneGate::kClosed;
   const State& state = it->second;
   if (state.paused) return LaneGate::kClosed;
-  if (state.reachable) return LaneGate::kOpen;
+  if (!state.Probing()) return LaneGate::kOpen;
   if (state.probe_in_flight || state.probe_at > now) return LaneGate::kClosed;
   return probing->insert(std::string(destination)).second ? LaneGate::kOne
                                                           : LaneGate::kClosed;
@@ -28,7 +28,7 @@ LaneGate Reachability::Gate(absl::string_view destination, absl::Time now,
 
 bool Reachability::OnSend(absl::string_view destination) {
   State& state = states_[destination];
-  if (state.reachable) return false;
+  if (!state.Probing()) return false;
   state.probe_in_flight = true;
   return true;
 }
@@ -39,15 +39,38 @@ void Reachability::OnResult(absl::string_view destination, bool probe) {
 
 bool Reachability::OnAnswer(absl::string_view destination, absl::Time now) {
   State& state = states_[destination];
-  const bool was_unreachable = !state.reachable;
-  if (was_unreachable) {
-    state.unreachable_before +=
-        std::max(absl::ZeroDuration(), now - state.unreachable_since);
-    state.unreachable_since = absl::InfiniteFuture();
-  }
-  state.reachable = true;
+  const bool was_held = state.Probing();
+  MarkReachable(&state, now);
+  state.refused = false;
   state.probe_backoff = absl::ZeroDuration();
-  return was_unreachable;
+  return was_held;
+}
+
+bool Reachability::OnRefused(absl::string_view destination, bool probe,
+                             absl::Time now) {
+  State& state = states_[destination];
+  MarkReachable(&state, now);  // it answered
+  const bool newly = !state.refused;
+  if (newly) {
+    state.refused = true;
+    state.probe_backoff = probe_min_;
+  } else if (probe) {
+    state.probe_backoff =
+        std::clamp(state.probe_backoff * 2, probe_min_, probe_max_);
+  } else {
+    return false;  // a request started before the first refusal came back
+  }
+  state.probe_at = now + state.probe_backoff;
+  return newly;
+}
+
+void Reachability::MarkReachable(State* state, absl::Time now) {
+  if (!state->reachable) {
+    state->unreachable_before +=
+        std::max(absl::ZeroDuration(), now - state->unreachable_since);
+    state->unreachable_since = absl::InfiniteFuture();
+  }
+  state->reachable = true;
 }
 
 bool Reachability::OnNeverReached(absl::string_view destination, bool probe,
@@ -98,7 +121,7 @@ absl::Status Reachability::Resume(absl::string_view destination) {
 absl::Time Reachability::NextProbe() const {
   absl::Time next = absl::InfiniteFuture();
   for (const auto& [name, state] : states_) {
-    if (!state.reachable && !state.probe_in_flight) {
+    if (state.Probing() && !state.probe_in_flight) {
       next = std::min(next, state.probe_at);
     }
   }
@@ -118,6 +141,7 @@ Reachability::Snapshot Reachability::Of(absl::string_view destination,
   if (it == states_.end()) return snapshot;
   const State& state = it->second;
   snapshot.reachable = state.reachable;
+  snapshot.refused = state.refused;
   snapshot.paused = state.paused;
   snapshot.unreachable = state.unreachable_before;
   if (!state.reachable) {

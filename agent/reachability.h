@@ -8,9 +8,12 @@
 // was, and the destination is marked unreachable. Its events then wait,
 // except one probe at a time on a backoff timer (probe_interval_min doubling
 // to probe_interval_max), or at once when the network changes. The first
-// answer of any kind makes it reachable again. An HTTP 410 pauses a
-// destination until it is resumed. All times are on the agent's monotonic
-// clock.
+// answer of any kind makes it reachable again. An answer that refuses the
+// device rather than the event (HTTP 401 or 403, an MQTT or Kafka
+// authorization error) holds the destination the same way: its events wait,
+// one probe at a time on the same backoff, until an answer of another kind.
+// An HTTP 410 pauses a destination until it is resumed. All times are on the
+// agent's monotonic clock.
 //
 // REQUIRES: External synchronization (the agent's one thread).
 
@@ -49,9 +52,12 @@ class Reachability {
   // Its result came back; `probe` as OnSend said.
   void OnResult(absl::string_view destination, bool probe);
 
-  // The receiver answered (any answer) at `now`. Returns true if it had been
-  // unreachable (worth a log line).
+  // The receiver answered at `now` with anything but a refusal. Returns true
+  // if it had been unreachable or refusing (worth a log line).
   bool OnAnswer(absl::string_view destination, absl::Time now);
+  // The receiver refused the device at `now` (Decision::kHoldDestination).
+  // Returns true if this made it refusing (worth a log line).
+  bool OnRefused(absl::string_view destination, bool probe, absl::Time now);
   // The request never reached the receiver at `now`. Returns true if this
   // made the destination unreachable (worth a log line).
   bool OnNeverReached(absl::string_view destination, bool probe,
@@ -71,6 +77,7 @@ class Reachability {
   // What the metrics file shows of one destination at `now`.
   struct Snapshot {
     bool reachable = true;
+    bool refused = false;  // holding its events after a refusal
     bool paused = false;
     // Time spent unreachable since the agent started, the current spell
     // included.
@@ -83,13 +90,18 @@ class Reachability {
   struct State {
     bool paused = false;  // HTTP 410 until Resume
     bool reachable = true;
+    bool refused = false;  // a 401/403 until another kind of answer
     bool probe_in_flight = false;
     absl::Time probe_at = absl::InfinitePast();
     absl::Duration probe_backoff = absl::ZeroDuration();
     // Since when it is unreachable, and the spells before this one.
     absl::Time unreachable_since = absl::InfiniteFuture();
     absl::Duration unreachable_before = absl::ZeroDuration();
+    // Whether its events wait for a probe.
+    bool Probing() const { return !reachable || refused; }
   };
+  // Ends an unreachable spell at `now`, if one is running.
+  static void MarkReachable(State* state, absl::Time now);
   const absl::Duration probe_min_, probe_max_;
   absl::flat_hash_map<std::string, State> states_;
 };

@@ -111,6 +111,9 @@ DeliveryOutcome Classify(int http_status) {
   if (http_status >= 200 && http_status <= 299) {
     return DeliveryOutcome::kDelivered;
   }
+  if (http_status == 401 || http_status == 403) {
+    return DeliveryOutcome::kHoldDestination;
+  }
   if (http_status == 410) return DeliveryOutcome::kPauseDestination;
   if (http_status == 408 || http_status == 425 || http_status == 429) {
     return DeliveryOutcome::kRetry;
@@ -120,6 +123,21 @@ DeliveryOutcome Classify(int http_status) {
     return DeliveryOutcome::kDeadLetter;
   }
   return DeliveryOutcome::kRetry;  // Not a valid final status: a broken hop.
+}
+
+DeliveryOutcome ClassifyFor(int http_status, const RetryPolicy& policy) {
+  auto it = policy.answers.find(http_status);
+  return it != policy.answers.end() ? it->second : Classify(http_status);
+}
+
+absl::StatusOr<DeliveryOutcome> ParseAnswerOutcome(absl::string_view name) {
+  if (name == "retry") return DeliveryOutcome::kRetry;
+  if (name == "dead_letter") return DeliveryOutcome::kDeadLetter;
+  if (name == "hold") return DeliveryOutcome::kHoldDestination;
+  if (name == "pause") return DeliveryOutcome::kPauseDestination;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "\"", absl::CHexEscape(name.substr(0, 32)),
+      "\" is not an answer's meaning: use retry, dead_letter, hold or pause"));
 }
 
 absl::string_view DeliveryOutcomeName(DeliveryOutcome outcome) {
@@ -132,6 +150,8 @@ absl::string_view DeliveryOutcomeName(DeliveryOutcome outcome) {
       return "pause_destination";
     case DeliveryOutcome::kDeadLetter:
       return "dead_letter";
+    case DeliveryOutcome::kHoldDestination:
+      return "hold_destination";
   }
   return "unknown";
 }

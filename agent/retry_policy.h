@@ -10,6 +10,7 @@
 
 #include <optional>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -24,6 +25,19 @@ namespace outbox {
 // business (it should not attempt, and so not count attempts, while the
 // device has no connectivity); these limits are about a receiver that is up
 // but failing.
+// What the agent does with an event after an answer.
+enum class DeliveryOutcome {
+  kDelivered,         // 2xx: done.
+  kRetry,             // Transient: try again after RetryDelay().
+  kPauseDestination,  // 410 Gone: the receiver wants no more; stop sending to
+                      // this destination until an operator re-enables it.
+  kDeadLetter,        // Permanent for this event: retrying cannot help.
+  kHoldDestination,   // 401, 403: a verdict on the device (its credential,
+                      // its clock, its rights), not on the event. Hold the
+                      // destination's events, not an attempt, and probe one
+                      // at a time until an answer of another kind.
+};
+
 struct RetryPolicy {
   // The ceiling of the first retry's delay; it doubles per retry. 1 s means a
   // receiver that blipped gets the event again within about a second. Default:
@@ -52,6 +66,11 @@ struct RetryPolicy {
   // receiver asking for more than an hour is more likely misconfigured than
   // planning, and obeying it would stall events for days. Default: 1 hour.
   absl::Duration max_retry_after = absl::Hours(1);
+
+  // How this destination reads HTTP statuses, where it differs from
+  // Classify(): status (300..599) -> outcome, never kDelivered. Default:
+  // empty (Classify() for all).
+  absl::flat_hash_map<int, DeliveryOutcome> answers;
 };
 
 // OK, or kInvalidArgument naming the first field that is out of range:
@@ -89,20 +108,14 @@ absl::Duration RetryDelay(const RetryPolicy& policy, int retry,
 absl::StatusOr<absl::Duration> ParseRetryAfter(absl::string_view header,
                                                absl::Time now);
 
-// What the agent does with an event after an HTTP response.
-enum class DeliveryOutcome {
-  kDelivered,         // 2xx: done.
-  kRetry,             // Transient: try again after RetryDelay().
-  kPauseDestination,  // 410 Gone: the receiver wants no more; stop sending to
-                      // this destination until an operator re-enables it.
-  kDeadLetter,        // Permanent for this event: retrying cannot help.
-};
-
 // Classifies a final HTTP status code:
 //   2xx                      -> kDelivered
 //   408, 425, 429, 5xx       -> kRetry (timeouts, too early, rate limits and
 //                               server errors pass; 502/504 are the spec's
 //                               "receiver under load" signals)
+//   401, 403                 -> kHoldDestination (the credential, the
+//                               signature's timestamp or this client's
+//                               rights: true of every event alike)
 //   410                      -> kPauseDestination
 //   3xx and every other 4xx  -> kDeadLetter. Redirects are not followed (the
 //                               spec: following them loads both sides; the
@@ -113,8 +126,16 @@ enum class DeliveryOutcome {
 //                               event, and dead-lettering would lose it.
 DeliveryOutcome Classify(int http_status);
 
-// "delivered", "retry", "pause_destination" or "dead_letter", for logs.
+// Classify(), unless `policy.answers` names `http_status`.
+DeliveryOutcome ClassifyFor(int http_status, const RetryPolicy& policy);
+
+// "delivered", "retry", "pause_destination", "dead_letter" or
+// "hold_destination", for logs.
 absl::string_view DeliveryOutcomeName(DeliveryOutcome outcome);
+
+// The outcome a configuration names for an answer: "retry", "dead_letter",
+// "hold" or "pause". Errors: kInvalidArgument for anything else.
+absl::StatusOr<DeliveryOutcome> ParseAnswerOutcome(absl::string_view name);
 
 // True once an event should stop being retried and become a dead letter:
 // `attempts` (made so far, the first included) reached policy.max_attempts,

@@ -224,9 +224,38 @@ TEST(ClassifyTest, GonePausesDestination) {
 }
 
 TEST(ClassifyTest, RedirectsAndOtherClientErrorsDeadLetter) {
-  for (int s : {300, 301, 302, 304, 307, 308, 399, 400, 401, 403,
-                404, 405, 409, 411, 413, 415, 422, 426, 451, 499}) {
+  for (int s : {300, 301, 302, 304, 307, 308, 399, 400, 402, 404, 405, 409, 411,
+                413, 415, 422, 426, 451, 499}) {
     EXPECT_EQ(Classify(s), DeliveryOutcome::kDeadLetter) << s;
+  }
+}
+
+// A wrong secret, a stale signature timestamp, a revoked token: true of
+// every event alike, so no verdict on any one of them.
+TEST(ClassifyTest, UnauthorizedAndForbiddenHoldTheDestination) {
+  EXPECT_EQ(Classify(401), DeliveryOutcome::kHoldDestination);
+  EXPECT_EQ(Classify(403), DeliveryOutcome::kHoldDestination);
+}
+
+TEST(ClassifyTest, ADestinationsAnswersOverrideTheTable) {
+  RetryPolicy policy;
+  policy.answers[404] = DeliveryOutcome::kHoldDestination;
+  policy.answers[403] = DeliveryOutcome::kDeadLetter;
+  EXPECT_EQ(ClassifyFor(404, policy), DeliveryOutcome::kHoldDestination);
+  EXPECT_EQ(ClassifyFor(403, policy), DeliveryOutcome::kDeadLetter);
+  EXPECT_EQ(ClassifyFor(401, policy), DeliveryOutcome::kHoldDestination);
+  EXPECT_EQ(ClassifyFor(422, policy), DeliveryOutcome::kDeadLetter);
+  EXPECT_EQ(ClassifyFor(503, policy), DeliveryOutcome::kRetry);
+}
+
+TEST(ClassifyTest, AnswerMeaningsParse) {
+  EXPECT_EQ(*ParseAnswerOutcome("retry"), DeliveryOutcome::kRetry);
+  EXPECT_EQ(*ParseAnswerOutcome("dead_letter"), DeliveryOutcome::kDeadLetter);
+  EXPECT_EQ(*ParseAnswerOutcome("hold"), DeliveryOutcome::kHoldDestination);
+  EXPECT_EQ(*ParseAnswerOutcome("pause"), DeliveryOutcome::kPauseDestination);
+  for (const char* bad : {"", "delivered", "Hold", "dead-letter"}) {
+    EXPECT_TRUE(absl::IsInvalidArgument(ParseAnswerOutcome(bad).status()))
+        << bad;
   }
 }
 
@@ -241,6 +270,7 @@ TEST(ClassifyTest, EveryOutcomeHasAName) {
   EXPECT_EQ(DeliveryOutcomeName(Classify(503)), "retry");
   EXPECT_EQ(DeliveryOutcomeName(Classify(410)), "pause_destination");
   EXPECT_EQ(DeliveryOutcomeName(Classify(404)), "dead_letter");
+  EXPECT_EQ(DeliveryOutcomeName(Classify(401)), "hold_destination");
 }
 
 TEST(GiveUpTest, StopsAtMaxAttempts) {

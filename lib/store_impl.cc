@@ -4,6 +4,7 @@
 
 #include "lib/store_impl.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <tuple>
 #include <utility>
@@ -184,6 +185,10 @@ void StoreImpl::WriteGroupLocked() {
   if (test_.head_past_next_when_emptied && written.pending_count() == 0) {
     persisted.set_head_seq(written.next_seq() + 1);  // the broken variant
   }
+  // The clock mark is only ever raised here: a clock set back leaves it.
+  const int64_t mark = std::max(clock_mark_ms_.load(), ToStoredMillis(Now()));
+  clock_mark_ms_.store(mark);
+  persisted.set_wall_clock_mark_unix_ms(mark);
   rocksdb::Status s = batch.Put(meta_, keys::kQueueStateKey, Encode(persisted));
   size_t group = n;  // writers of this group still queued
   if (test_.ack_group_before_sync && n > 1) {
@@ -264,6 +269,22 @@ absl::Status StoreImpl::Sync() {
   // An empty synced write through the queue: it syncs the log past every
   // write queued before it, and rides along with any concurrent one.
   return WriteLocked(rocksdb::WriteBatch(), tail_, "syncing the store",
+                     /*sync=*/true);
+}
+
+absl::Time StoreImpl::WallClockMark() const {
+  const int64_t ms = clock_mark_ms_.load();
+  return ms > 0 ? absl::FromUnixMillis(ms) : absl::InfinitePast();
+}
+
+absl::Status StoreImpl::ResetWallClockMark() {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  absl::MutexLock l(&mu_);
+  OUTBOX_RETURN_IF_ERROR(WritableLocked());
+  SerialWrite serial(this);
+  // The group write persists max(this, the clock): the clock's time now.
+  clock_mark_ms_.store(0);
+  return WriteLocked(rocksdb::WriteBatch(), tail_, "resetting the clock mark",
                      /*sync=*/true);
 }
 

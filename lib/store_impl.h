@@ -109,6 +109,8 @@ class StoreImpl final : public Store {
   absl::StatusOr<size_t> PurgeDeadLetters(absl::Time cutoff) override;
   absl::Status PurgeDeadLetter(absl::string_view id) override;
   absl::StatusOr<Stats> GetStats() override;
+  absl::Time WallClockMark() const override;
+  absl::Status ResetWallClockMark() override;
   absl::StatusOr<WorkflowRecord> GetWorkflow(
       absl::string_view event_id) override;
   absl::StatusOr<std::vector<std::string>> ListWorkflowResults(
@@ -390,6 +392,9 @@ class StoreImpl final : public Store {
   rocksdb::ColumnFamilyHandle* workflows_ = nullptr;
   absl::flat_hash_map<std::string, rocksdb::ColumnFamilyHandle*> tables_;
   std::atomic<bool> closed_{false};
+  // QueueState::wall_clock_mark_unix_ms: raised by every group write (which
+  // persists it), read without mu_ by WallClockMark.
+  std::atomic<int64_t> clock_mark_ms_{0};
 
   mutable absl::Mutex mu_;
   // The queue state as of the last durable write, and after every queued

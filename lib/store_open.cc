@@ -412,6 +412,7 @@ absl::Status StoreImpl::LoadQueueState() {
   }
   if (!it->status().ok()) return FromRocks(it->status(), "checking the queue");
   state_ = state;
+  clock_mark_ms_.store(state.wall_clock_mark_unix_ms());
   return absl::OkStatus();
 }
 

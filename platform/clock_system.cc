@@ -1,5 +1,6 @@
 // Copyright (c) edge-outbox authors.
 
+#include <sys/timex.h>
 #include <time.h>
 
 #include "absl/time/clock.h"
@@ -17,6 +18,15 @@ class RealClock final : public Clock {
     // Cannot fail for CLOCK_MONOTONIC with a valid pointer (clock_gettime(2)).
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return absl::DurationFromTimespec(ts);
+  }
+
+  std::optional<bool> Synchronized() override {
+    // Reads only (modes 0). TIME_ERROR: the kernel's STA_UNSYNC is set, as
+    // it is from boot until a time daemon says otherwise.
+    timex tx = {};
+    const int state = adjtimex(&tx);
+    if (state == -1) return std::nullopt;
+    return state != TIME_ERROR;
   }
 };
 

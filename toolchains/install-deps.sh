@@ -33,6 +33,7 @@ packages=(
   qemu-system-x86         # the virtual board of tests/vm's power cuts (TCG, no KVM needed)
   e2fsprogs               # mkfs.ext4, e2fsck, debugfs: the board's disk, checked on the host
   xz-utils                # build-guest.sh unpacks the kernel it boots (tests/vm)
+  faketime                # runs outbox-agent years in the past (tests/agent, a stale clock)
 )
 
 case "${1:-}" in

@@ -203,6 +203,9 @@ absl::Status ParseAgent(const Checker& c, const Node& node,
                                     &out->dead_letter_retention));
   OUTBOX_RETURN_IF_ERROR(c.Duration(node, "ack_sync_interval", Bound::kPositive,
                                     &out->ack_sync_interval));
+  OUTBOX_RETURN_IF_ERROR(c.Duration(
+      node, "clock_tolerance", Bound::kNonNegative, &out->clock_tolerance));
+  out->require_synchronized_clock = in.require_synchronized_clock();
   OUTBOX_RETURN_IF_ERROR(ParseMetrics(c, node, out));
   OUTBOX_RETURN_IF_ERROR(ParseWorkflowSettings(c, node, out));
   if (in.memory_profile() == "small") {

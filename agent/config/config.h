@@ -133,6 +133,9 @@ struct AgentSettings {
   // Resolved like secrets_file; its directory exists. Empty: no file.
   std::string metrics_file;
   absl::Duration metrics_interval = absl::Seconds(15);
+  // ZeroDuration(): no check.
+  absl::Duration clock_tolerance = absl::Minutes(5);
+  bool require_synchronized_clock = false;
   size_t workflow_response_bytes = 64 << 10;
   size_t result_body_bytes = 4096;
   // absl::ZeroDuration(): finished workflows are kept forever.

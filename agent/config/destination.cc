@@ -286,6 +286,34 @@ absl::Status ReadPasswordFile(const Checker& c, const Node& node,
   return absl::OkStatus();
 }
 
+// Destination.answers, into out->retry.answers.
+absl::Status ParseAnswers(const Checker& c, const Node& node,
+                          Destination* out) {
+  const auto& in = static_cast<const config::Destination&>(*node.message);
+  if (in.answers().empty()) return absl::OkStatus();
+  if (out->kind != Destination::Kind::kHttp) {
+    return c.Error(node, "answers", -1,
+                   "applies to HTTP destinations only (MQTT and Kafka "
+                   "answers are read as docs/transports.md says)");
+  }
+  for (const auto& [status, meaning] : in.answers()) {
+    if (status < 300 || status > 599) {
+      return c.Error(node, "answers", -1,
+                     absl::StrCat("status ", status,
+                                  " cannot be given a meaning: use 300..599 "
+                                  "(a 2xx is always delivered)"));
+    }
+    absl::StatusOr<DeliveryOutcome> outcome = ParseAnswerOutcome(meaning);
+    if (!outcome.ok()) {
+      return c.Error(
+          node, "answers", -1,
+          absl::StrCat("status ", status, ": ", outcome.status().message()));
+    }
+    out->retry.answers[status] = *outcome;
+  }
+  return absl::OkStatus();
+}
+
 bool IsName(absl::string_view name) {
   return !name.empty() && name.size() <= 64 &&
          std::all_of(name.begin(), name.end(), [](char ch) {
@@ -336,7 +364,9 @@ absl::Status ParseDestination(const Checker& c, const Node& node,
   }
   OUTBOX_RETURN_IF_ERROR(ParseTls(c, c.Child(node, "tls", -1), &out->tls));
   out->retry = global;
-  return ApplyRetry(c, c.Child(node, "retry", -1), &out->retry);
+  OUTBOX_RETURN_IF_ERROR(
+      ApplyRetry(c, c.Child(node, "retry", -1), &out->retry));
+  return ParseAnswers(c, node, out);
 }
 
 }  // namespace outbox::config_internal

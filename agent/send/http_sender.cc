@@ -20,7 +20,9 @@ SendResult SendResultFromHttp(HttpResult result, absl::Time now) {
     out.http_status = result.http_status;
     out.outcome = Classify(result.http_status);
     out.answer = absl::StrCat("HTTP ", result.http_status);
-    if (out.outcome == DeliveryOutcome::kRetry && !result.retry_after.empty()) {
+    // Parsed whatever Classify() says: a destination's `answers` may make
+    // any status a retry (Decide() reads it only for retries).
+    if (!result.retry_after.empty()) {
       absl::StatusOr<absl::Duration> wait =
           ParseRetryAfter(result.retry_after, now);
       if (wait.ok()) out.retry_after = *wait;

@@ -62,11 +62,15 @@ SendResult FromKafka(const KafkaResult& r, const absl::Status& cluster,
   if (r.status.ok()) {
     out.outcome = DeliveryOutcome::kDelivered;
     out.answer = "Kafka: written";
-  } else if (absl::IsInvalidArgument(r.status) ||
-             absl::IsPermissionDenied(r.status)) {
+  } else if (absl::IsInvalidArgument(r.status)) {
     // The broker answered: this record is refused for good. The status
     // names Kafka already (KafkaDeliveryStatus: "Kafka: Broker: ...").
     out.outcome = DeliveryOutcome::kDeadLetter;
+    out.answer = std::string(r.status.message());
+  } else if (absl::IsPermissionDenied(r.status)) {
+    // The cluster's ACLs refuse this client, not the record: held until
+    // they are fixed, as for an HTTP 403.
+    out.outcome = DeliveryOutcome::kHoldDestination;
     out.answer = std::string(r.status.message());
   } else {
     // Timed out, cancelled, a retriable error librdkafka gave up on: the

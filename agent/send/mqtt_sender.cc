@@ -49,10 +49,12 @@ SendResult FromMqtt(const MqttResult& r) {
     out.outcome = DeliveryOutcome::kDelivered;
   } else {
     out.answer = absl::StrCat("PUBACK: ", r.status.message());
+    // Not authorized (the broker's ACL) refuses this client, as an HTTP
+    // 403 does: held, not dead-lettered, until the ACL is fixed.
     out.outcome =
-        absl::IsInvalidArgument(r.status) || absl::IsPermissionDenied(r.status)
-            ? DeliveryOutcome::kDeadLetter
-            : DeliveryOutcome::kRetry;
+        absl::IsInvalidArgument(r.status)    ? DeliveryOutcome::kDeadLetter
+        : absl::IsPermissionDenied(r.status) ? DeliveryOutcome::kHoldDestination
+                                             : DeliveryOutcome::kRetry;
   }
   return out;
 }

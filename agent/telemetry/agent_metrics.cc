@@ -11,7 +11,8 @@ namespace {
 using Type = MetricFamily::Type;
 
 constexpr const char* kOutcomeNames[AgentMetrics::kOutcomes] = {
-    "2xx", "retryable_status", "timeout", "connection", "4xx", "410"};
+    "2xx", "retryable_status", "timeout", "connection", "4xx",
+    "410", "refused"};
 constexpr const char* kDeadReasonNames[AgentMetrics::kDeadReasons] = {
     "rejected", "gave_up", "no_route", "unsendable", "undecodable"};
 constexpr const char* kWorkflowEndNames[AgentMetrics::kWorkflowEnds] = {
@@ -45,6 +46,10 @@ void AddDestinations(const std::vector<AgentMetrics::DestinationState>& ds,
   MetricFamily paused = Family("outbox_destination_paused", Type::kGauge,
                                "1 while the destination is paused by an "
                                "HTTP 410, until resumed or restarted.");
+  MetricFamily refused = Family(
+      "outbox_destination_refused", Type::kGauge,
+      "1 while the destination refuses this device (HTTP 401 or 403, not "
+      "authorized) and its events are held, until another answer.");
   MetricFamily unreachable =
       Family("outbox_destination_unreachable_seconds_total", Type::kCounter,
              "Time the destination was unreachable since the agent started.");
@@ -54,12 +59,14 @@ void AddDestinations(const std::vector<AgentMetrics::DestinationState>& ds,
         {"", {{"destination", d.name}, {"kind", d.kind}}, 1});
     reachable.samples.push_back({"", labels, d.snapshot.reachable ? 1.0 : 0.0});
     paused.samples.push_back({"", labels, d.snapshot.paused ? 1.0 : 0.0});
+    refused.samples.push_back({"", labels, d.snapshot.refused ? 1.0 : 0.0});
     unreachable.samples.push_back(
         {"", labels, absl::ToDoubleSeconds(d.snapshot.unreachable)});
   }
   out->push_back(std::move(info));
   out->push_back(std::move(reachable));
   out->push_back(std::move(paused));
+  out->push_back(std::move(refused));
   out->push_back(std::move(unreachable));
 }
 
@@ -88,6 +95,13 @@ std::vector<MetricFamily> AgentMetrics::Families(
                          "how they ended; needs_attention ones wait for an "
                          "operator (outboxctl retry-step).",
                          "end", kWorkflowEndNames, workflows_));
+  out.push_back(Family(
+      "outbox_clock_trusted", Type::kGauge,
+      "1 while the wall clock can be put on requests; 0 while it is behind "
+      "the newest time the store has seen by more than clock_tolerance (or "
+      "unsynchronized, with require_synchronized_clock): HTTP and Kafka "
+      "destinations then hold their events.",
+      clock_trusted_ ? 1.0 : 0.0));
   AddDestinations(destinations, &out);
   MetricFamily commit = Family(
       "outbox_commit_duration_seconds", Type::kHistogram,
@@ -117,6 +131,8 @@ AgentMetrics::Outcome AttemptOutcome(const SendResult& result) {
       return AgentMetrics::Outcome::k4xx;
     case DeliveryOutcome::kPauseDestination:
       return AgentMetrics::Outcome::k410;
+    case DeliveryOutcome::kHoldDestination:
+      return AgentMetrics::Outcome::kRefused;
     case DeliveryOutcome::kRetry:
       break;
   }

@@ -39,8 +39,9 @@ class AgentMetrics {
     kConnection,       // the connection broke after the request left
     k4xx,              // 3xx or 4xx other than those: dead-lettered
     k410,              // the destination is paused
+    kRefused,          // 401, 403, not authorized: held, not an attempt
   };
-  static constexpr int kOutcomes = 6;
+  static constexpr int kOutcomes = 7;
 
   // Why the agent dead-lettered an event; the `reason` label values.
   enum class DeadReason {
@@ -76,6 +77,8 @@ class AgentMetrics {
   void OnWorkflowFinished(WorkflowEnd end) {
     ++workflows_[static_cast<int>(end)];
   }
+  // Whether the wall clock is trusted (ClockTrust): outbox_clock_trusted.
+  void SetClockTrusted(bool trusted) { clock_trusted_ = trusted; }
   // A delivery recorded `since_commit` after its event was committed.
   void OnDelivered(absl::Duration since_commit) {
     delivery_latency_.Record(since_commit);
@@ -91,6 +94,7 @@ class AgentMetrics {
   std::array<uint64_t, kDeadReasons> dead_lettered_{};
   std::array<uint64_t, kWorkflowEnds> workflows_{};
   LatencyHistogram delivery_latency_;
+  bool clock_trusted_ = true;
 };
 
 // The outcome of the attempt `result` reports. REQUIRES: the request may

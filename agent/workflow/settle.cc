@@ -132,6 +132,7 @@ void ApplyAnswer(const WorkflowAction& action, const workflow::StepSpec& step,
       ApplyFailure(action, step, d, result, now, state, s);
       return;
     case Decision::Kind::kRetry:
+    case Decision::Kind::kHoldDestination:  // held before it gets here
       row->set_outcome("retry");
       return;
     case Decision::Kind::kPauseDestination:

@@ -10,6 +10,10 @@
 //     failure a dead letter; only max_attempts or max_age of real retrying
 //     end an event.
 //   - Probes and the retry timer run on the monotonic clock.
+// The agent here runs with clock_tolerance "0": these tests are about the
+// schedule, which must not depend on the wall clock. By default a clock set
+// back behind the store's newest time holds HTTP deliveries until it is
+// right again (agent_field_test, outbox_agent_faketime_test).
 
 #include <poll.h>
 
@@ -41,7 +45,9 @@ std::string Config(const std::string& retry) {
   return absl::StrCat(R"(
     destinations { name: "sink" url: "http://sink.test/" }
     routes { event_type: "*" destination: "sink" }
-    agent { probe_interval_min: "1s" probe_interval_max: "8s" }
+    agent {
+      probe_interval_min: "1s" probe_interval_max: "8s" clock_tolerance: "0"
+    }
     retry { )",
                       retry, " }");
 }

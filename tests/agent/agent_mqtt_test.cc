@@ -4,8 +4,9 @@
 // package) on a free loopback port, with a subscriber recording every
 // message: properties, topics, FIFO per ordering key, a broker that is down
 // (not an attempt), one stopped mid-drain (nothing lost, duplicates carry
-// the same id), a refusing PUBACK, and TLS with client certificates. Waits
-// are bounded only to catch hangs; nothing asserts on how fast anything was.
+// the same id), a not-authorized PUBACK (held), and TLS with client
+// certificates. Waits are bounded only to catch hangs; nothing asserts on how
+// fast anything was.
 
 #include <algorithm>
 #include <map>
@@ -290,21 +291,32 @@ TEST_F(AgentMqttTest, PublishesTheBrokerNeverAcknowledgedAreSentAgain) {
   for (const std::string& id : retried) EXPECT_EQ(after.count(id), 1u) << id;
 }
 
-TEST_F(AgentMqttTest, RefusingPubackDeadLettersTheEvent) {
+// The broker's ACL refuses this client the topic: a verdict on the device,
+// as an HTTP 403 is, so the events are held and nothing is dead-lettered.
+TEST_F(AgentMqttTest, ANotAuthorizedPubackHoldsTheEvents) {
   BrokerConfig config;
   config.acl = "topic readwrite other/#";  // fleet/# is not allowed
   ASSERT_NO_FATAL_FAILURE(StartBroker(config));
-  CommitEvents(1);
+  const std::vector<std::string> ids = CommitEvents(3);
   auto agent = MakeAgent(MqttConfig());
   ASSERT_NE(agent, nullptr);
-  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
-  EXPECT_EQ(agent->stats().dead_lettered, 1u);
+  auto pending = agent->Drain();
+  ASSERT_OUTBOX_OK(pending);
+  EXPECT_EQ(*pending, ids.size());
+  EXPECT_GE(agent->stats().refused_results, 1u);
+  EXPECT_EQ(agent->stats().dead_lettered, 0u);
   EXPECT_EQ(agent->stats().retries_scheduled, 0u);
-  auto dead = store_->ListDeadLetters(10);
-  ASSERT_OUTBOX_OK(dead);
-  ASSERT_EQ(dead->size(), 1u);
-  EXPECT_NE((*dead)[0].reason.find("Not authorized"), std::string::npos)
-      << (*dead)[0].reason;
+  for (const std::string& id : ids) {
+    auto e = store_->FindPending(id);
+    ASSERT_OUTBOX_OK(e);
+    EXPECT_EQ(e->attempts, 0u);
+  }
+  bool logged = false;
+  for (const LogRecord& r : agent_log_) {
+    logged |= r.event == LogEvent::kDestinationRefused &&
+              r.message.find("Not authorized") != std::string::npos;
+  }
+  EXPECT_TRUE(logged);
 }
 
 TEST_F(AgentMqttTest, ATypeThatMakesNoTopicIsDeadLetteredUnsent) {

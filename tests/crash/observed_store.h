@@ -59,6 +59,10 @@ class ObservedStore final : public Store {
   absl::StatusOr<size_t> PurgeDeadLetters(absl::Time cutoff) override;
   absl::Status PurgeDeadLetter(absl::string_view id) override;
   absl::StatusOr<Stats> GetStats() override;
+  absl::Time WallClockMark() const override { return base_->WallClockMark(); }
+  absl::Status ResetWallClockMark() override {
+    return base_->ResetWallClockMark();
+  }
   absl::StatusOr<WorkflowRecord> GetWorkflow(
       absl::string_view event_id) override;
   absl::StatusOr<std::vector<std::string>> ListWorkflowResults(

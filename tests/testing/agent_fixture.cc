@@ -68,6 +68,7 @@ std::vector<SinkLine> AgentSinkTest::SinkLog() const {
     l.body = JsonString(line, "body");
     l.duplicate = JsonField(line, "duplicate") == "true";
     l.signature_valid = JsonField(line, "signature_valid") == "true";
+    l.signature_error = JsonString(line, "signature_error");
     l.dropped = JsonString(line, "action") == "drop";
     (void)absl::SimpleAtoi(JsonField(line, "status").value_or(""), &l.status);
     (void)absl::SimpleAtoi(JsonField(line, "ts_ms").value_or(""), &l.ts_ms);
@@ -120,9 +121,11 @@ uint64_t AgentSinkTest::DrainUntilEmpty(Agent* agent, int rounds) {
   return pending;
 }
 
-std::unique_ptr<Agent> AgentSinkTest::MakeAgent(const std::string& config) {
+std::unique_ptr<Agent> AgentSinkTest::MakeAgent(const std::string& config,
+                                                Clock* clock) {
   AgentOptions options;
   options.config_text = config;
+  options.clock = clock;
   options.log = [this](const LogRecord& r) { agent_log_.push_back(r); };
   auto agent = Agent::Create(store_.get(), std::move(options));
   EXPECT_TRUE(agent.ok()) << agent.status();

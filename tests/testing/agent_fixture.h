@@ -27,6 +27,7 @@ struct SinkLine {
   int status = 0;
   bool duplicate = false;
   bool signature_valid = false;
+  std::string signature_error;  // why it was not valid; "" when it was
   bool dropped = false;
   int64_t ts_ms = 0;
 };
@@ -53,7 +54,9 @@ class AgentSinkTest : public ::testing::Test {
   std::string Config(const std::string& path = "/",
                      const std::string& extra = "",
                      const std::string& destination_extra = "") const;
-  std::unique_ptr<Agent> MakeAgent(const std::string& config);
+  // `clock` (borrowed, must outlive the agent): null for the system clock.
+  std::unique_ptr<Agent> MakeAgent(const std::string& config,
+                                   Clock* clock = nullptr);
 
   // Commits `n` events of `type` over `keys` ordering keys (0: unkeyed);
   // payload {"key":"k<i % keys>","n":<i>}. Returns their ids in order.

@@ -27,4 +27,14 @@ void FakeClock::Set(absl::Time t) {
   now_ = t;
 }
 
+std::optional<bool> FakeClock::Synchronized() {
+  absl::MutexLock l(&mu_);
+  return synchronized_;
+}
+
+void FakeClock::SetSynchronized(std::optional<bool> synchronized) {
+  absl::MutexLock l(&mu_);
+  synchronized_ = synchronized;
+}
+
 }  // namespace outbox::testing

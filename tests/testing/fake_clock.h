@@ -3,6 +3,8 @@
 #ifndef OUTBOX_TESTS_TESTING_FAKE_CLOCK_H_
 #define OUTBOX_TESTS_TESTING_FAKE_CLOCK_H_
 
+#include <optional>
+
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -25,11 +27,16 @@ class FakeClock final : public Clock {
   // The wall clock is set to `t` (NTP, an operator, a stale RTC), by any
   // amount either way; the monotonic clock does not move.
   void Set(absl::Time t) ABSL_LOCKS_EXCLUDED(mu_);
+  // What Synchronized() says; nullopt (unknown) unless told otherwise.
+  std::optional<bool> Synchronized() override ABSL_LOCKS_EXCLUDED(mu_);
+  void SetSynchronized(std::optional<bool> synchronized)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   absl::Mutex mu_;
   absl::Time now_ ABSL_GUARDED_BY(mu_);
   absl::Duration monotonic_ ABSL_GUARDED_BY(mu_) = absl::Hours(1);
+  std::optional<bool> synchronized_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace outbox::testing

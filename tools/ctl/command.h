@@ -45,6 +45,7 @@ const Command& ReplayCommand();
 const Command& RetryStepCommand();
 const Command& CancelCommand();
 const Command& PurgeDeadCommand();
+const Command& ResetClockMarkCommand();
 const Command& GetCommand();
 const Command& EmitCommand();
 

@@ -5,9 +5,10 @@
 namespace outbox::ctl {
 
 std::vector<const Command*> AllCommands() {
-  return {&StatsCommand(),     &ListCommand(),      &ShowCommand(),
-          &ReplayCommand(),    &RetryStepCommand(), &CancelCommand(),
-          &PurgeDeadCommand(), &GetCommand(),       &EmitCommand()};
+  return {&StatsCommand(),     &ListCommand(),           &ShowCommand(),
+          &ReplayCommand(),    &RetryStepCommand(),      &CancelCommand(),
+          &PurgeDeadCommand(), &ResetClockMarkCommand(), &GetCommand(),
+          &EmitCommand()};
 }
 
 }  // namespace outbox::ctl

@@ -2,6 +2,9 @@
 
 #include "tools/ctl/ctl.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -20,8 +23,12 @@ std::string GlobalUsage() {
       "The operator's tool for an edge-outbox store.\n"
       "\n"
       "commands:\n";
+  int width = 0;
   for (const Command* c : AllCommands()) {
-    absl::StrAppendFormat(&text, "  %-12s %s\n", c->name, c->summary);
+    width = std::max(width, static_cast<int>(std::strlen(c->name)));
+  }
+  for (const Command* c : AllCommands()) {
+    absl::StrAppendFormat(&text, "  %-*s %s\n", width, c->name, c->summary);
   }
   text +=
       "\n"

@@ -99,6 +99,10 @@ class FailingReplayStore final : public Store {
     return base_->PurgeDeadLetter(id);
   }
   absl::StatusOr<Stats> GetStats() override { return base_->GetStats(); }
+  absl::Time WallClockMark() const override { return base_->WallClockMark(); }
+  absl::Status ResetWallClockMark() override {
+    return base_->ResetWallClockMark();
+  }
   absl::StatusOr<WorkflowRecord> GetWorkflow(absl::string_view id) override {
     return base_->GetWorkflow(id);
   }

@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/ctl_fixture.h"
+#include "tests/testing/fake_clock.h"
 #include "tests/testing/status.h"
 
 namespace outbox::ctl {
@@ -120,6 +121,40 @@ TEST_F(CtlReplayPurgeTest, PurgeRefusesAZeroNegativeOrMissingAge) {
     EXPECT_EQ(r.exit_code, 2) << args.back();
     EXPECT_THAT(r.err, HasSubstr("usage: outboxctl --db DIR purge-dead"));
   }
+}
+
+// A clock that once ran six years ahead left its time as the store's mark;
+// reset-clock-mark brings the mark back to the machine's time, and changes
+// nothing else.
+TEST_F(CtlReplayPurgeTest, ResetClockMarkBringsAFutureMarkBackToNow) {
+  const absl::Time future = absl::Now() + absl::Hours(6 * 365 * 24);
+  testing::FakeClock ahead(future);
+  {
+    std::unique_ptr<Store> store = OpenStore(&ahead);
+    ASSERT_NE(store, nullptr);
+    Txn txn;
+    Event e;
+    e.type = "sale.created";
+    txn.Emit(e);
+    ASSERT_OUTBOX_OK(store->Commit(txn));
+    EXPECT_GE(store->WallClockMark(), future - absl::Seconds(1));
+    ASSERT_OUTBOX_OK(store->Close());
+  }
+  const absl::Time before = absl::Now();
+  sink::ExitResult r = Ctl({"reset-clock-mark"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("clock mark was "));
+  EXPECT_THAT(r.out, HasSubstr(", now "));
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_GE(store->WallClockMark(), before - absl::Seconds(1));
+  EXPECT_LE(store->WallClockMark(), absl::Now());
+  EXPECT_EQ(store->GetStats()->pending_events, 1u);
+}
+
+TEST_F(CtlReplayPurgeTest, ResetClockMarkTakesNoArguments) {
+  sink::ExitResult r = Ctl({"reset-clock-mark", "now"});
+  EXPECT_EQ(r.exit_code, 2);
 }
 
 }  // namespace

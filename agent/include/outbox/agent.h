@@ -70,7 +70,10 @@ struct AgentStats {
   // failed (nothing was sent): not attempts.
   uint64_t offline_results = 0;
   uint64_t quarantined = 0;  // undecodable entries moved to dead letters
-  bool offline = false;      // every destination is unreachable now
+  // Answers that refused the device, not the event (HTTP 401/403, not
+  // authorized): not attempts, the events stay pending.
+  uint64_t refused_results = 0;
+  bool offline = false;  // every destination is unreachable now
 };
 
 // The delivery agent. One thread drives it: either Run() until Stop(), or a

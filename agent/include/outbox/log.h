@@ -70,6 +70,18 @@ enum class LogEvent {
   // A workflow's revert failed for good (or could not be built): it is
   // dead-lettered and nothing more runs until an operator resumes it.
   kWorkflowNeedsAttention,
+  // The receiver refused the device rather than the event (HTTP 401 or 403,
+  // an MQTT or Kafka authorization error): the destination's events are
+  // held, not dead-lettered, and one probe at a time retries. Once per
+  // spell; kDestinationReachable ends it.
+  kDestinationRefused,
+  // The wall clock is behind the newest time the store has seen by more
+  // than clock_tolerance (or not synchronized, with
+  // require_synchronized_clock): destinations that time-stamp (HTTP,
+  // Kafka) hold their events. Once per spell.
+  kClockUntrusted,
+  // The clock passed the store's mark again: delivery resumes.
+  kClockTrusted,
   // Written by outbox-agent itself, not the library: delivering started,
   // a --drain-and-exit finished, the counters at exit, a fatal error.
   kAgentStarted,

@@ -344,6 +344,21 @@ class Store {
 
   virtual absl::StatusOr<Stats> GetStats() = 0;
 
+  // The newest wall-clock time (Options::clock) of any write this store has
+  // made, durable with each write: InfinitePast for a store never written
+  // since it learnt to keep one. A clock reading behind it by more than a
+  // small tolerance is known to be wrong (a board that booted with a stale
+  // time); the agent holds signed deliveries until the clock passes it.
+  // Cheap: no I/O.
+  virtual absl::Time WallClockMark() const = 0;
+
+  // Sets the mark back to the clock's time now, and syncs. For a mark that a
+  // clock once set into the future carried forward, which would otherwise
+  // hold deliveries until that future time (outboxctl reset-clock-mark).
+  // Errors: kFailedPrecondition read-only or closed; the store's write
+  // errors.
+  virtual absl::Status ResetWallClockMark() = 0;
+
   // --- Workflows (an event whose type maps to ordered steps; the agent's
   // engine in agent/workflow/ drives them through Settle) ---
   // The stored state and cancel of event `event_id`'s workflow: one read

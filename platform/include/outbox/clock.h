@@ -6,6 +6,8 @@
 #ifndef OUTBOX_PLATFORM_INCLUDE_OUTBOX_CLOCK_H_
 #define OUTBOX_PLATFORM_INCLUDE_OUTBOX_CLOCK_H_
 
+#include <optional>
+
 #include "absl/time/time.h"
 
 namespace outbox {
@@ -28,6 +30,12 @@ class Clock {
   // wall clock neither stalls nor rushes deliveries. The default reads Now(),
   // which gives no such protection; the system clock overrides it.
   virtual absl::Duration Monotonic() { return Now() - absl::UnixEpoch(); }
+
+  // Whether the clock is known to be synchronized to a time source: true or
+  // false when the implementation can tell (the system clock asks the
+  // kernel, adjtimex(2): NTP and systemd-timesyncd mark it synchronized),
+  // nullopt when it cannot. The default cannot.
+  virtual std::optional<bool> Synchronized() { return std::nullopt; }
 };
 
 // Returns the system clock (absl::Now()). Never null; lives for the whole

@@ -1,0 +1,210 @@
+// Copyright (c) edge-outbox authors.
+//
+// A till's field life against the real outbox-sink, which checks signatures
+// and the webhook-timestamp's tolerance (5 minutes) as Standard Webhooks
+// receivers do: a board that booted with a stale clock, a secret the
+// server rotated first, a receiver that forbids the device. None of them
+// may move an event to the dead letters; each is delivered once fixed.
+// Waits are bounded only to catch hangs; nothing asserts on how fast.
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/synchronization/mutex.h"
+#include "gtest/gtest.h"
+#include "tests/testing/agent_fixture.h"
+#include "tests/testing/status.h"
+
+namespace outbox {
+namespace {
+
+constexpr absl::Duration kSixYears = absl::Hours(6 * 365 * 24);
+
+// The system clock shifted by an offset, as `faketime` shifts it: the wall
+// clock moves with real time, the monotonic clock is the real one.
+class ShiftedClock final : public Clock {
+ public:
+  explicit ShiftedClock(absl::Duration offset) : offset_(offset) {}
+  absl::Time Now() override { return absl::Now() + offset(); }
+  absl::Duration Monotonic() override { return SystemClock()->Monotonic(); }
+  void Shift(absl::Duration offset) {
+    absl::MutexLock l(&mu_);
+    offset_ = offset;
+  }
+
+ private:
+  absl::Duration offset() {
+    absl::MutexLock l(&mu_);
+    return offset_;
+  }
+  absl::Mutex mu_;
+  absl::Duration offset_ ABSL_GUARDED_BY(mu_);
+};
+
+class AgentFieldTest : public testing::AgentSinkTest {
+ protected:
+  // How many records of `event` the agents logged.
+  int Logged(LogEvent event) const {
+    int n = 0;
+    for (const LogRecord& r : agent_log_) n += r.event == event;
+    return n;
+  }
+
+  // Every committed event in `ids` is still pending, untried, and nothing
+  // is dead.
+  void ExpectAllPendingUntried(const std::vector<std::string>& ids) {
+    for (const std::string& id : ids) {
+      absl::StatusOr<PendingEvent> e = store_->FindPending(id);
+      ASSERT_OUTBOX_OK(e);
+      EXPECT_EQ(e->attempts, 0u) << id;
+    }
+    EXPECT_EQ(store_->GetStats()->dead_letters, 0u);
+  }
+
+  // Runs `agent` (whose clock is `clock`) until the sink logged at least
+  // `requests` requests. Returns false if that did not happen within a
+  // bound meant for hangs.
+  bool RunUntilRequests(Agent* agent, size_t requests,
+                        Clock* clock = SystemClock()) {
+    for (int i = 0; i < 600; ++i) {
+      // RunOnce's deadline is on the agent's clock.
+      EXPECT_OUTBOX_OK(agent->RunOnce(clock->Now() + absl::Milliseconds(50)));
+      if (SinkLog().size() >= requests) return true;
+    }
+    return false;
+  }
+
+  size_t Answered(int status) const {
+    size_t n = 0;
+    for (const testing::SinkLine& l : SinkLog()) n += l.status == status;
+    return n;
+  }
+};
+
+TEST_F(AgentFieldTest, AClockSixYearsBackSendsNothingThenDeliversOnceRight) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  const std::vector<std::string> ids = CommitEvents(5);  // the right time
+  ShiftedClock clock(-kSixYears);  // then a reboot without an RTC
+  auto agent = MakeAgent(Config(), &clock);
+  ASSERT_NE(agent, nullptr);
+  auto pending = agent->Drain();
+  ASSERT_OUTBOX_OK(pending);
+  EXPECT_EQ(*pending, 5u);
+  EXPECT_TRUE(SinkLog().empty()) << "nothing may leave with a stale time";
+  ExpectAllPendingUntried(ids);
+  EXPECT_EQ(Logged(LogEvent::kClockUntrusted), 1);
+
+  clock.Shift(absl::ZeroDuration());  // NTP sets it right
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  EXPECT_EQ(Logged(LogEvent::kClockTrusted), 1);
+  EXPECT_EQ(SinkLog().size(), ids.size());
+  for (const testing::SinkLine& l : SinkLog()) {
+    EXPECT_TRUE(l.signature_valid) << l.id;
+    EXPECT_EQ(l.status, 200) << l.id;
+  }
+}
+
+// What the check saves: without it the receiver refuses every stale
+// timestamp, and the refusals hold the events rather than bury them.
+TEST_F(AgentFieldTest, WithTheClockCheckOffStaleRequestsAreRefusedAndHeld) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  const std::vector<std::string> ids = CommitEvents(5);
+  ShiftedClock clock(-kSixYears);
+  const std::string config = absl::StrReplaceAll(
+      Config(), {{"agent {", "agent { clock_tolerance: \"0\""}});
+  auto agent = MakeAgent(config, &clock);
+  ASSERT_NE(agent, nullptr);
+  ASSERT_TRUE(RunUntilRequests(agent.get(), 1, &clock));
+  agent->Stop();
+  ASSERT_OUTBOX_OK(agent->Run());
+  ASSERT_FALSE(SinkLog().empty());
+  for (const testing::SinkLine& l : SinkLog()) {
+    EXPECT_EQ(l.status, 401) << l.id;
+    EXPECT_EQ(l.signature_error, "webhook-timestamp outside tolerance");
+  }
+  ExpectAllPendingUntried(ids);
+  EXPECT_EQ(Logged(LogEvent::kDestinationRefused), 1);
+  EXPECT_EQ(Logged(LogEvent::kClockUntrusted), 0);
+}
+
+TEST_F(AgentFieldTest, AWrongSecretIsHeldAndDeliveredOnceTheSecretIsFixed) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  const std::vector<std::string> ids = CommitEvents(5);
+  const std::string right = secret_path_;
+  secret_path_ = SecretFile("whsec_c2VjcmV0LXRoYXQtaXMtd3Jvbmc=");
+  {
+    auto agent = MakeAgent(Config());
+    ASSERT_NE(agent, nullptr);
+    ASSERT_TRUE(RunUntilRequests(agent.get(), 1));
+    agent->Stop();
+    ASSERT_OUTBOX_OK(agent->Run());
+    EXPECT_GE(agent->stats().refused_results, 1u);
+    EXPECT_EQ(agent->stats().dead_lettered, 0u);
+  }
+  for (const testing::SinkLine& l : SinkLog()) {
+    EXPECT_EQ(l.status, 401) << l.id;
+    EXPECT_FALSE(l.signature_valid) << l.id;
+  }
+  ExpectAllPendingUntried(ids);
+  EXPECT_EQ(Logged(LogEvent::kDestinationRefused), 1);
+
+  secret_path_ = right;  // the new secret reaches the till
+  const size_t refused = SinkLog().size();
+  auto agent = MakeAgent(Config());
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  EXPECT_EQ(SinkLog().size(), refused + ids.size());
+  EXPECT_EQ(Answered(200), ids.size());
+}
+
+TEST_F(AgentFieldTest, AForbiddingReceiverIsProbedOneEventAtATime) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  const std::vector<std::string> ids = CommitEvents(5);
+  auto agent = MakeAgent(Config("/status/403"));
+  ASSERT_NE(agent, nullptr);
+  // The first round sends what is due; then probes, one at a time, each
+  // after the backoff (100 ms doubling to 1 s here).
+  ASSERT_TRUE(RunUntilRequests(agent.get(), ids.size() + 3));
+  agent->Stop();
+  ASSERT_OUTBOX_OK(agent->Run());
+  EXPECT_EQ(Answered(403), SinkLog().size());
+  ExpectAllPendingUntried(ids);
+  EXPECT_EQ(Logged(LogEvent::kDestinationRefused), 1);
+  EXPECT_EQ(agent->stats().retries_scheduled, 0u);
+}
+
+TEST_F(AgentFieldTest, PerEventRefusalsStillDeadLetter) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  const std::vector<std::string> ids = CommitEvents(3);
+  auto agent = MakeAgent(Config("/status/422"));
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  EXPECT_EQ(store_->GetStats()->dead_letters, ids.size());
+  EXPECT_EQ(Logged(LogEvent::kDestinationRefused), 0);
+}
+
+TEST_F(AgentFieldTest, TheAnswersTableIsTheDestinations) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  // 422 made a hold, for this destination only.
+  std::vector<std::string> ids = CommitEvents(2);
+  {
+    auto agent = MakeAgent(
+        Config("/status/422", "", R"(answers { key: 422 value: "hold" })"));
+    ASSERT_NE(agent, nullptr);
+    ASSERT_TRUE(RunUntilRequests(agent.get(), 1));
+    agent->Stop();
+    ASSERT_OUTBOX_OK(agent->Run());
+  }
+  ExpectAllPendingUntried(ids);
+  // And 403 made a dead letter, as it was before holds existed.
+  auto agent = MakeAgent(Config(
+      "/status/403", "", R"(answers { key: 403 value: "dead_letter" })"));
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  EXPECT_EQ(store_->GetStats()->dead_letters, ids.size());
+}
+
+}  // namespace
+}  // namespace outbox
