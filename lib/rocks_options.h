@@ -23,6 +23,8 @@ RocksMemory MakeRocksMemory(Options::MemoryProfile profile);
 
 rocksdb::DBOptions MakeDbOptions(rocksdb::Env* env,
                                  const RocksMemory& memory = RocksMemory());
+// Pins every option that decides whether another RocksDB version can read
+// the files (format, checksum, compression; rocks_options.cc says why).
 rocksdb::ColumnFamilyOptions MakeFamilyOptions(
     const std::string& family, const RocksMemory& memory = RocksMemory());
 
