@@ -2,9 +2,12 @@
 
 #include "lib/rocks_options.h"
 
+#include <cstdarg>
+
 #include "lib/keys.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/comparator.h"
+#include "rocksdb/env.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/table_properties_collectors.h"
@@ -12,6 +15,16 @@
 
 namespace outbox {
 namespace {
+
+// RocksDB's own log, thrown away: for an open that must not write a byte
+// into the store's directory. (7.8's read-only mode creates no LOG when it
+// is given none; a logger is given anyway, so that no version's default can
+// create or rotate one. future_store_test compares every file.)
+class DiscardLogger final : public rocksdb::Logger {
+ public:
+  using rocksdb::Logger::Logv;
+  void Logv(const char* /*format*/, va_list /*ap*/) override {}
+};
 
 // What decides whether another RocksDB can read the table files this one
 // writes (the wiki's "Compatibility Between Different Releases"). Each is
@@ -114,6 +127,13 @@ rocksdb::DBOptions MakeDbOptions(rocksdb::Env* env, const RocksMemory& memory) {
   o.keep_log_file_num = 3;
   o.max_manifest_file_size = 4 << 20;
   return o;
+}
+
+rocksdb::DBOptions ReadWithoutWriting(rocksdb::DBOptions options) {
+  options.info_log = std::make_shared<DiscardLogger>();
+  options.create_if_missing = false;
+  options.create_missing_column_families = false;
+  return options;
 }
 
 rocksdb::ColumnFamilyOptions MakeFamilyOptions(const std::string& family,

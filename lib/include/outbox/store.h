@@ -186,7 +186,10 @@ class Store {
   //   kInvalidArgument     bad Options (table names).
   //   kNotFound            no store at `path` and create_if_missing is false.
   //   kFailedPrecondition  `path` holds something that is not an outbox store,
-  //                        a store of a newer schema version, or tables that
+  //                        a store of a newer schema version or with an
+  //                        on-disk feature this library must not write (the
+  //                        message names it and the version that wrote it;
+  //                        nothing in the store was changed), or tables that
   //                        Options does not name; or the store's directory
   //                        gives group or others any access (the message
   //                        says the chmod 700 that fixes it).
@@ -200,7 +203,9 @@ class Store {
   // have it open for writing (e.g. outboxctl next to a running agent). It
   // sees the store as of the open. Every table of the store is readable;
   // Options::tables and create_if_missing are ignored. Writes fail with
-  // kFailedPrecondition. Errors: as Open, but kNotFound if there is no store.
+  // kFailedPrecondition. Errors: as Open, but kNotFound if there is no store;
+  // a feature this library can read but not write (ro_compat,
+  // docs/firmware-updates.md) is no error here.
   static absl::StatusOr<std::unique_ptr<Store>> OpenReadOnly(
       const Options& options, const std::string& path);
 
