@@ -116,6 +116,7 @@ class StoreImpl final : public Store {
   absl::Status RetryWorkflow(absl::string_view event_id,
                              absl::string_view state) override;
   absl::StatusOr<size_t> PurgeFinishedWorkflows(absl::Time cutoff) override;
+  absl::StatusOr<VerifyReport> Verify() override;
   void SetWakeup(std::function<void()> wakeup) override;
 
   // Reads the first `limit` pending entries the naive way, seeking from key

@@ -47,6 +47,7 @@ const Command& CancelCommand();
 const Command& PurgeDeadCommand();
 const Command& GetCommand();
 const Command& EmitCommand();
+const Command& VerifyCommand();
 
 // Every command, in the order `--help` lists them.
 std::vector<const Command*> AllCommands();

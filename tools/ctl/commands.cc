@@ -7,7 +7,8 @@ namespace outbox::ctl {
 std::vector<const Command*> AllCommands() {
   return {&StatsCommand(),     &ListCommand(),      &ShowCommand(),
           &ReplayCommand(),    &RetryStepCommand(), &CancelCommand(),
-          &PurgeDeadCommand(), &GetCommand(),       &EmitCommand()};
+          &PurgeDeadCommand(), &GetCommand(),       &EmitCommand(),
+          &VerifyCommand()};
 }
 
 }  // namespace outbox::ctl

@@ -170,6 +170,23 @@ struct Stats {
   Histogram commit_latency;
 };
 
+// What Store::Verify read, and what disagreed.
+struct VerifyReport {
+  uint64_t pending_entries = 0;
+  uint64_t dead_letters = 0;
+  uint64_t idempotency_keys = 0;
+  uint64_t workflows = 0;      // stored workflow states
+  uint64_t workflow_rows = 0;  // their result rows
+  // The on-disk features the store records (docs/firmware-updates.md), each
+  // as "<set>:<name> (first used by <library version>)".
+  std::vector<std::string> features;
+  // Each disagreement found, naming its column family and key or counter:
+  // a counter that is not what it counts, an index key without what it
+  // indexes or the reverse, a value that does not decode, a running
+  // workflow whose event is not pending. Empty when the store is sound.
+  std::vector<std::string> problems;
+};
+
 // An outbox store on local disk (RocksDB inside).
 //
 // A Store is safe for concurrent access from multiple threads without any
@@ -371,6 +388,13 @@ class Store {
   // result rows. Returns how many workflows were deleted. Work grows with
   // the workflows deleted, not with those kept.
   virtual absl::StatusOr<size_t> PurgeFinishedWorkflows(absl::Time cutoff) = 0;
+
+  // Reads every entry, counter and index of the store, writing nothing, and
+  // reports what disagrees (outboxctl verify; meant for OpenReadOnly, which
+  // sees the store as of the open; on a writable store it reads one
+  // snapshot). Costs one pass over the store and memory for the pending and
+  // workflow ids. Errors: only read errors; damage is in the report.
+  virtual absl::StatusOr<VerifyReport> Verify() = 0;
 
   // Registers a function called (on the committing thread, after the write)
   // whenever Commit or Replay adds due work; the agent uses it to wake up.
