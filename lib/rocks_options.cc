@@ -2,14 +2,75 @@
 
 #include "lib/rocks_options.h"
 
+#include <cstdarg>
+
 #include "lib/keys.h"
 #include "rocksdb/cache.h"
+#include "rocksdb/comparator.h"
+#include "rocksdb/env.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/table_properties_collectors.h"
 #include "rocksdb/write_buffer_manager.h"
 
 namespace outbox {
+namespace {
+
+// RocksDB's own log, thrown away: for an open that must not write a byte
+// into the store's directory. (7.8's read-only mode creates no LOG when it
+// is given none; a logger is given anyway, so that no version's default can
+// create or rotate one. future_store_test compares every file.)
+class DiscardLogger final : public rocksdb::Logger {
+ public:
+  using rocksdb::Logger::Logv;
+  void Logv(const char* /*format*/, va_list /*ap*/) override {}
+};
+
+// What decides whether another RocksDB can read the table files this one
+// writes (the wiki's "Compatibility Between Different Releases"). Each is
+// pinned, not left to the library's default: a RocksDB upgrade in a new
+// firmware image must not start writing files that the RocksDB in the other
+// slot (the rollback target) cannot read. The oldest RocksDB a slot may carry
+// is 7.8 (Debian 12's, this project's floor since its first commit); each
+// value below is what 7.8 writes by default, so stores written so far are
+// already in this format, and each is readable by RocksDB 6.27 and later.
+void PinTableFormat(rocksdb::BlockBasedTableOptions* table) {
+  // Format 5 (full filters, the faster Bloom) is readable since RocksDB
+  // 6.6; it is also 7.8's default, so existing stores change nothing.
+  // Format 6 is unreadable before 8.6.
+  table->format_version = 5;
+  // XXH3, 7.8's default: readable since 6.27, and fast without the CRC32
+  // instructions that armhf boards lack. (Going further back would mean
+  // kCRC32c, readable by every RocksDB; the footer names each file's
+  // checksum, so such a change needs no migration.)
+  table->checksum = rocksdb::kXXH3;
+  // Binary-search index and data blocks, the defaults: the hash and
+  // partitioned variants need newer readers.
+  table->index_type = rocksdb::BlockBasedTableOptions::kBinarySearch;
+  table->data_block_index_type =
+      rocksdb::BlockBasedTableOptions::kDataBlockBinarySearch;
+  // Filters (the Bloom filter of outbox.idem) never decide readability: a
+  // reader that does not know a filter ignores it and reads the blocks.
+}
+
+// The compression every level of every family uses, pinned to what stores
+// have used since the first release (7.8's default, as Debian builds it).
+// Every Debian RocksDB since 5.x links Snappy; a reader without it cannot
+// read Snappy blocks, so a build for a RocksDB without Snappy must keep the
+// same setting and link it. No per-level or bottommost variant, no
+// dictionary (both need readers that support them), no blob files.
+void PinCompression(rocksdb::ColumnFamilyOptions* o) {
+  o->compression = rocksdb::kSnappyCompression;
+  o->compression_per_level.clear();
+  o->bottommost_compression = rocksdb::kDisableCompressionOption;
+  o->compression_opts.max_dict_bytes = 0;
+  o->enable_blob_files = false;
+  // Keys sort bytewise (keys.h depends on it); the comparator's name is
+  // recorded in RocksDB's MANIFEST and must match on every open.
+  o->comparator = rocksdb::BytewiseComparator();
+}
+
+}  // namespace
 
 RocksMemory MakeRocksMemory(Options::MemoryProfile profile) {
   RocksMemory m;
@@ -43,8 +104,14 @@ rocksdb::DBOptions MakeDbOptions(rocksdb::Env* env, const RocksMemory& memory) {
   // written by the same batches, and point-in-time recovery needs every
   // family's flushed state to end at the same point of the log.
   o.atomic_flush = true;
-  // Recycled WAL files can leave old records that look valid after a crash.
+  // Recycled WAL files can leave old records that look valid after a crash
+  // (and their record format needs a reader that knows it).
   o.recycle_log_file_num = 0;
+  // The log is read by whichever RocksDB opens the store next: no WAL
+  // compression (unreadable before 7.x), and no WAL tracking records in
+  // RocksDB's MANIFEST (a reader before 6.17 does not know them).
+  o.wal_compression = rocksdb::kNoCompression;
+  o.track_and_verify_wals_in_manifest = false;
   o.paranoid_checks = true;
   // RocksDB opens table files with 16 threads per column family by default:
   // ~100 threads on every open of a store, which costs more than the files
@@ -60,6 +127,13 @@ rocksdb::DBOptions MakeDbOptions(rocksdb::Env* env, const RocksMemory& memory) {
   o.keep_log_file_num = 3;
   o.max_manifest_file_size = 4 << 20;
   return o;
+}
+
+rocksdb::DBOptions ReadWithoutWriting(rocksdb::DBOptions options) {
+  options.info_log = std::make_shared<DiscardLogger>();
+  options.create_if_missing = false;
+  options.create_missing_column_families = false;
+  return options;
 }
 
 rocksdb::ColumnFamilyOptions MakeFamilyOptions(const std::string& family,
@@ -79,6 +153,8 @@ rocksdb::ColumnFamilyOptions MakeFamilyOptions(const std::string& family,
     o.memtable_prefix_bloom_size_ratio = 0.02;
     o.memtable_whole_key_filtering = true;
   }
+  PinTableFormat(&table);
+  PinCompression(&o);
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   if (family == keys::kPendingFamily) {
     // The queue deletes from its head all day long. A file whose keys are

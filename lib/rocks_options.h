@@ -23,6 +23,12 @@ RocksMemory MakeRocksMemory(Options::MemoryProfile profile);
 
 rocksdb::DBOptions MakeDbOptions(rocksdb::Env* env,
                                  const RocksMemory& memory = RocksMemory());
+// `options` for rocksdb::DB::OpenForReadOnly when the open must leave every
+// file of the store as it was: no RocksDB log (LOG) is created or rotated.
+rocksdb::DBOptions ReadWithoutWriting(rocksdb::DBOptions options);
+
+// Pins every option that decides whether another RocksDB version can read
+// the files (format, checksum, compression; rocks_options.cc says why).
 rocksdb::ColumnFamilyOptions MakeFamilyOptions(
     const std::string& family, const RocksMemory& memory = RocksMemory());
 

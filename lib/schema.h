@@ -7,9 +7,19 @@
 
 namespace outbox {
 
-// Version of the on-disk layout (keys.h, proto/storage.proto). A store
+// Version of the base on-disk layout (keys.h, proto/storage.proto). A store
 // written with a higher version is refused: this library cannot know what
-// the newer one meant. Bump only when older code could misread new data.
+// the newer one meant.
+//
+// Additions to the layout (a column family, a field whose absence older code
+// misreads) are features (lib/features.h), not versions: each is recorded in
+// the store's manifest by the batch that first uses it, so a store that never
+// used one stays readable by builds older than it. Bump the version only for
+// a change that every store is subject to (a new key encoding, a family
+// rewritten). Builds that predate the feature sets (up to abb4d57) check only
+// this version: a future incompatible feature that those builds would
+// misread must also raise the manifest's schema_version when it is set, and
+// the library that adds it raises kSchemaVersion with it.
 inline constexpr uint32_t kSchemaVersion = 1;
 
 inline constexpr char kLibraryVersion[] = "edge-outbox 0.1.0";

@@ -190,6 +190,13 @@ void StoreImpl::WriteGroupLocked() {
   clock_mark_ms_.store(mark);
   persisted.set_wall_clock_mark_unix_ms(mark);
   rocksdb::Status s = batch.Put(meta_, keys::kQueueStateKey, Encode(persisted));
+  // A feature is recorded by the batch that first uses it, never earlier (a
+  // store that never used it stays readable by builds without it).
+  std::optional<storage::StoreManifest> manifest =
+      FeaturesFirstUsedLocked(batch);
+  if (s.ok() && manifest.has_value()) {
+    s = batch.Put(meta_, keys::kManifestKey, Encode(*manifest));
+  }
   size_t group = n;  // writers of this group still queued
   if (test_.ack_group_before_sync && n > 1) {
     // The broken variant: the followers hear OK before their data is synced.
@@ -211,6 +218,7 @@ void StoreImpl::WriteGroupLocked() {
   }
   if (s.ok()) {
     state_ = written;
+    if (manifest.has_value()) manifest_ = *std::move(manifest);
     FinishWritersLocked(group, absl::OkStatus());
     return;
   }

@@ -118,6 +118,7 @@ class StoreImpl final : public Store {
   absl::Status RetryWorkflow(absl::string_view event_id,
                              absl::string_view state) override;
   absl::StatusOr<size_t> PurgeFinishedWorkflows(absl::Time cutoff) override;
+  absl::StatusOr<VerifyReport> Verify() override;
   void SetWakeup(std::function<void()> wakeup) override;
 
   // Reads the first `limit` pending entries the naive way, seeking from key
@@ -157,6 +158,23 @@ class StoreImpl final : public Store {
       bool fresh, const std::vector<std::string>& existing_families)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, db_mu_);
   absl::Status LoadQueueState() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, db_mu_);
+
+  // --- Feature sets (store_features.cc, lib/features.h) ---
+  // The manifest as stored, read with RocksDB's read-only mode, which writes
+  // nothing; nullopt if there is none yet.
+  absl::StatusOr<std::optional<storage::StoreManifest>>
+  ReadManifestWithoutWriting(const rocksdb::DBOptions& db_options);
+  // Before a writable open: refuses (kFailedPrecondition) a store whose
+  // features this library must not write, with every file left as it was.
+  absl::Status CheckFeaturesBeforeWriting(const rocksdb::DBOptions& db_options);
+  // Adds to `manifest` the features the store uses without recording them
+  // (written before the feature sets existed); true if it added one.
+  absl::StatusOr<bool> AddFeaturesInUseLocked(storage::StoreManifest* manifest)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, db_mu_);
+  // The manifest to write with `batch` if it is the first to use a feature
+  // that manifest_ lacks; nullopt otherwise.
+  std::optional<storage::StoreManifest> FeaturesFirstUsedLocked(
+      const rocksdb::WriteBatch& batch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Scans the pending family once to build index_ and to recount the
   // pending events and bytes (the derived figures win over stored ones).
   absl::Status RebuildIndex() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, db_mu_);
@@ -397,6 +415,8 @@ class StoreImpl final : public Store {
   std::atomic<int64_t> clock_mark_ms_{0};
 
   mutable absl::Mutex mu_;
+  // The store's manifest as of the last durable write (its feature sets).
+  storage::StoreManifest manifest_ ABSL_GUARDED_BY(mu_);
   // The queue state as of the last durable write, and after every queued
   // writer (what the next writer builds on).
   storage::QueueState state_ ABSL_GUARDED_BY(mu_);

@@ -22,6 +22,7 @@
 #include "lib/bounded_iterator.h"
 #include "lib/codec.h"
 #include "lib/entry_scan.h"
+#include "lib/features.h"
 #include "lib/keys.h"
 #include "lib/rocks_options.h"
 #include "lib/rocks_status.h"
@@ -76,8 +77,8 @@ absl::StatusOr<bool> AllFamiliesEmpty(
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status s = rocksdb::DB::OpenForReadOnly(db_options, path,
-                                                   descriptors, &handles, &raw);
+  rocksdb::Status s = rocksdb::DB::OpenForReadOnly(
+      ReadWithoutWriting(db_options), path, descriptors, &handles, &raw);
   if (!s.ok()) return FromRocks(s, absl::StrCat("reading '", path, "'"));
   std::unique_ptr<rocksdb::DB> db(raw);
   bool empty = true;
@@ -222,6 +223,13 @@ absl::Status StoreImpl::OpenDb(rocksdb::Env* env) {
   // store's is made 0700 before RocksDB writes into it, whatever the umask.
   OUTBOX_RETURN_IF_ERROR(fresh ? MakePrivateDirectory(path_)
                                : CheckDirectoryPrivate(path_, "outbox store"));
+  // A writable RocksDB open writes files before anything can be read: the
+  // feature sets are checked first, so that a store this library must not
+  // write is refused unchanged. (A read-only open writes nothing into the
+  // store; LoadOrCreateManifest checks for it.)
+  if (!fresh && !read_only_) {
+    OUTBOX_RETURN_IF_ERROR(CheckFeaturesBeforeWriting(db_options));
+  }
   OUTBOX_RETURN_IF_ERROR(OpenRocks(db_options, memory, families));
   OUTBOX_RETURN_IF_ERROR(LoadOrCreateManifest(fresh, families));
   OUTBOX_RETURN_IF_ERROR(LoadQueueState());
@@ -324,19 +332,8 @@ absl::Status StoreImpl::LoadOrCreateManifest(
   if (s.ok()) {
     OUTBOX_RETURN_IF_ERROR(
         DecodeStored(keys::kMetaFamily, keys::kManifestKey, value, &manifest));
-    if (manifest.schema_version() > kSchemaVersion) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "outbox store '", path_, "' has schema version ",
-          manifest.schema_version(), ", newer than this library's ",
-          kSchemaVersion, " (written by ", manifest.created_by(),
-          "); upgrade the library"));
-    }
-    if (manifest.schema_version() == 0) {
-      return absl::DataLossError(
-          absl::StrCat("outbox store '", path_,
-                       "' has a manifest without a schema "
-                       "version"));
-    }
+    OUTBOX_RETURN_IF_ERROR(
+        features::CheckOpenable(manifest, path_, /*writable=*/!read_only_));
     // Checked against the families that existed before this open: a table
     // the caller still names would otherwise be recreated empty.
     for (const std::string& t : manifest.tables()) {
@@ -368,8 +365,13 @@ absl::Status StoreImpl::LoadOrCreateManifest(
   }
 
   // Record tables the manifest does not know yet (new store, or tables added
-  // to Options::tables since).
+  // to Options::tables since), and features used before they were recorded.
   bool changed = !s.ok();
+  if (!read_only_) {
+    OUTBOX_ASSIGN_OR_RETURN(const bool added,
+                            AddFeaturesInUseLocked(&manifest));
+    changed = changed || added;
+  }
   for (const std::string& t : options_.tables) {
     if (std::find(manifest.tables().begin(), manifest.tables().end(), t) ==
         manifest.tables().end()) {
@@ -377,6 +379,8 @@ absl::Status StoreImpl::LoadOrCreateManifest(
       changed = true;
     }
   }
+  // What a batch that first uses a feature rewrites (FeaturesFirstUsedLocked).
+  manifest_ = manifest;
   if (!changed || read_only_) return absl::OkStatus();
   rocksdb::WriteOptions wo;
   wo.sync = true;  // the manifest is what makes this directory a store

@@ -70,6 +70,7 @@ class ObservedStore final : public Store {
   absl::Status RetryWorkflow(absl::string_view event_id,
                              absl::string_view state) override;
   absl::StatusOr<size_t> PurgeFinishedWorkflows(absl::Time cutoff) override;
+  absl::StatusOr<VerifyReport> Verify() override { return base_->Verify(); }
   void SetWakeup(std::function<void()> wakeup) override;
 
  private:

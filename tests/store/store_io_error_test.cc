@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "lib/store_impl.h"
+#include "proto/storage.pb.h"
 #include "tests/fault_fs/crash_test_env.h"
 #include "tests/fault_fs/fault_injection_fs.h"
 #include "tests/testing/events.h"
@@ -148,6 +149,49 @@ TEST_F(StoreIoErrorTest, DiskFullRecoversWithoutReopenWhenSpaceReturns) {
   EXPECT_STATUS_CODE(store_->Get("sales", "sale-3"),
                      absl::StatusCode::kNotFound);
   EXPECT_EQ(store_->GetStats()->pending_events, 2u);
+}
+
+// The workflows feature rides in the batch that first writes a workflow
+// row: when that write fails, a reopen shows neither, and the retried write
+// records both.
+TEST_F(StoreIoErrorTest, FailedFirstWorkflowWriteRecordsNoFeature) {
+  ASSERT_OUTBOX_OK(CommitSale("order-1"));
+  auto due = store_->NextDue(1);
+  ASSERT_OUTBOX_OK(due);
+  ASSERT_EQ(due->events.size(), 1u);
+  storage::WorkflowState state;
+  state.set_phase(storage::WORKFLOW_PHASE_FORWARD);
+  state.set_next_step(1);
+  Settlement step;
+  step.kind = Settlement::Kind::kStepDone;
+  step.event = due->events[0];
+  step.workflow_state = state.SerializeAsString();
+  testing::ErrorInjection eio;
+  eio.error = testing::ErrorInjection::Error::kIOError;
+  eio.file_kinds = testing::kWalFile;
+  fs_->InjectErrors(eio);
+  EXPECT_STATUS_CODE(store_->Settle({step}), absl::StatusCode::kUnavailable);
+  fs_->ClearErrors();
+
+  Reopen();
+  EXPECT_STATUS_CODE(store_->GetWorkflow(step.event.id),
+                     absl::StatusCode::kNotFound);
+  auto report = store_->Verify();
+  ASSERT_OUTBOX_OK(report);
+  EXPECT_TRUE(report->features.empty());
+  EXPECT_TRUE(report->problems.empty());
+
+  auto settled = store_->Settle({step});
+  ASSERT_OUTBOX_OK(settled);
+  ASSERT_EQ(settled->applied, 1u);
+  ASSERT_OUTBOX_OK(store_->Sync());
+  Reopen();
+  EXPECT_OUTBOX_OK(store_->GetWorkflow(step.event.id));
+  report = store_->Verify();
+  ASSERT_OUTBOX_OK(report);
+  ASSERT_EQ(report->features.size(), 1u);
+  EXPECT_EQ(report->features[0].rfind("incompat:workflows (", 0), 0u)
+      << report->features[0];
 }
 
 }  // namespace

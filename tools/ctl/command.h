@@ -48,6 +48,7 @@ const Command& PurgeDeadCommand();
 const Command& ResetClockMarkCommand();
 const Command& GetCommand();
 const Command& EmitCommand();
+const Command& VerifyCommand();
 
 // Every command, in the order `--help` lists them.
 std::vector<const Command*> AllCommands();

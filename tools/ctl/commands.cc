@@ -8,7 +8,7 @@ std::vector<const Command*> AllCommands() {
   return {&StatsCommand(),     &ListCommand(),           &ShowCommand(),
           &ReplayCommand(),    &RetryStepCommand(),      &CancelCommand(),
           &PurgeDeadCommand(), &ResetClockMarkCommand(), &GetCommand(),
-          &EmitCommand()};
+          &EmitCommand(),      &VerifyCommand()};
 }
 
 }  // namespace outbox::ctl

@@ -117,6 +117,7 @@ class FailingReplayStore final : public Store {
   absl::StatusOr<size_t> PurgeFinishedWorkflows(absl::Time cutoff) override {
     return base_->PurgeFinishedWorkflows(cutoff);
   }
+  absl::StatusOr<VerifyReport> Verify() override { return base_->Verify(); }
   void SetWakeup(std::function<void()> w) override {
     base_->SetWakeup(std::move(w));
   }

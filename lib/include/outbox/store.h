@@ -170,6 +170,23 @@ struct Stats {
   Histogram commit_latency;
 };
 
+// What Store::Verify read, and what disagreed.
+struct VerifyReport {
+  uint64_t pending_entries = 0;
+  uint64_t dead_letters = 0;
+  uint64_t idempotency_keys = 0;
+  uint64_t workflows = 0;      // stored workflow states
+  uint64_t workflow_rows = 0;  // their result rows
+  // The on-disk features the store records (docs/firmware-updates.md), each
+  // as "<set>:<name> (first used by <library version>)".
+  std::vector<std::string> features;
+  // Each disagreement found, naming its column family and key or counter:
+  // a counter that is not what it counts, an index key without what it
+  // indexes or the reverse, a value that does not decode, a running
+  // workflow whose event is not pending. Empty when the store is sound.
+  std::vector<std::string> problems;
+};
+
 // An outbox store on local disk (RocksDB inside).
 //
 // A Store is safe for concurrent access from multiple threads without any
@@ -186,7 +203,10 @@ class Store {
   //   kInvalidArgument     bad Options (table names).
   //   kNotFound            no store at `path` and create_if_missing is false.
   //   kFailedPrecondition  `path` holds something that is not an outbox store,
-  //                        a store of a newer schema version, or tables that
+  //                        a store of a newer schema version or with an
+  //                        on-disk feature this library must not write (the
+  //                        message names it and the version that wrote it;
+  //                        nothing in the store was changed), or tables that
   //                        Options does not name; or the store's directory
   //                        gives group or others any access (the message
   //                        says the chmod 700 that fixes it).
@@ -200,7 +220,9 @@ class Store {
   // have it open for writing (e.g. outboxctl next to a running agent). It
   // sees the store as of the open. Every table of the store is readable;
   // Options::tables and create_if_missing are ignored. Writes fail with
-  // kFailedPrecondition. Errors: as Open, but kNotFound if there is no store.
+  // kFailedPrecondition. Errors: as Open, but kNotFound if there is no store;
+  // a feature this library can read but not write (ro_compat,
+  // docs/firmware-updates.md) is no error here.
   static absl::StatusOr<std::unique_ptr<Store>> OpenReadOnly(
       const Options& options, const std::string& path);
 
@@ -381,6 +403,13 @@ class Store {
   // result rows. Returns how many workflows were deleted. Work grows with
   // the workflows deleted, not with those kept.
   virtual absl::StatusOr<size_t> PurgeFinishedWorkflows(absl::Time cutoff) = 0;
+
+  // Reads every entry, counter and index of the store, writing nothing, and
+  // reports what disagrees (outboxctl verify; meant for OpenReadOnly, which
+  // sees the store as of the open; on a writable store it reads one
+  // snapshot). Costs one pass over the store and memory for the pending and
+  // workflow ids. Errors: only read errors; damage is in the report.
+  virtual absl::StatusOr<VerifyReport> Verify() = 0;
 
   // Registers a function called (on the committing thread, after the write)
   // whenever Commit or Replay adds due work; the agent uses it to wake up.
