@@ -51,17 +51,8 @@ bool Reachability::OnRefused(absl::string_view destination, bool probe,
   State& state = states_[destination];
   MarkReachable(&state, now);  // it answered
   const bool newly = !state.refused;
-  if (newly) {
-    state.refused = true;
-    state.probe_backoff = probe_min_;
-  } else if (probe) {
-    state.probe_backoff =
-        std::clamp(state.probe_backoff * 2, probe_min_, probe_max_);
-  } else {
-    return false;  // a request started before the first refusal came back
-  }
-  state.probe_at = now + state.probe_backoff;
-  return newly;
+  state.refused = true;
+  return Backoff(&state, newly, probe, now);
 }
 
 void Reachability::MarkReachable(State* state, absl::Time now) {
@@ -80,18 +71,25 @@ bool Reachability::OnNeverReached(absl::string_view destination, bool probe,
   if (newly) {
     state.reachable = false;
     state.unreachable_since = now;
-    state.probe_backoff = probe_min_;
+  }
+  return Backoff(&state, newly, probe, now);
+}
+
+bool Reachability::Backoff(State* state, bool newly, bool probe,
+                           absl::Time now) const {
+  if (newly) {
+    state->probe_backoff = probe_min_;
   } else if (probe) {
     // A failed probe doubles the wait, up to the configured maximum: an
     // offline device should cost next to nothing. (At least the minimum: a
     // network change resets the backoff to probe at once, and doubling zero
     // would then probe in a loop.)
-    state.probe_backoff =
-        std::clamp(state.probe_backoff * 2, probe_min_, probe_max_);
+    state->probe_backoff =
+        std::clamp(state->probe_backoff * 2, probe_min_, probe_max_);
   } else {
     return false;  // a request started before the first failure came back
   }
-  state.probe_at = now + state.probe_backoff;
+  state->probe_at = now + state->probe_backoff;
   return newly;
 }
 

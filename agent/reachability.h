@@ -9,8 +9,8 @@
 // except one probe at a time on a backoff timer (probe_interval_min doubling
 // to probe_interval_max), or at once when the network changes. The first
 // answer of any kind makes it reachable again. An answer that refuses the
-// device rather than the event (HTTP 401 or 403, an MQTT or Kafka
-// authorization error) holds the destination the same way: its events wait,
+// device rather than the event (HTTP 401 or 403, an MQTT "not
+// authorized") holds the destination the same way: its events wait,
 // one probe at a time on the same backoff, until an answer of another kind.
 // An HTTP 410 pauses a destination until it is resumed. All times are on the
 // agent's monotonic clock.
@@ -102,6 +102,10 @@ class Reachability {
   };
   // Ends an unreachable spell at `now`, if one is running.
   static void MarkReachable(State* state, absl::Time now);
+  // After a failure (`newly` the first of its spell, or a `probe`'s),
+  // schedules the next probe; returns `newly`. A failure of a request sent
+  // before the spell began changes nothing.
+  bool Backoff(State* state, bool newly, bool probe, absl::Time now) const;
   const absl::Duration probe_min_, probe_max_;
   absl::flat_hash_map<std::string, State> states_;
 };

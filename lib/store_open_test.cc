@@ -20,6 +20,7 @@
 #include "proto/storage.pb.h"
 #include "rocksdb/db.h"
 #include "tests/testing/events.h"
+#include "tests/testing/raw_store.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
 
@@ -168,41 +169,22 @@ TEST(StoreOpenTest, SecondOpenOfSameStoreIsUnavailable) {
 void EditManifest(const std::string& path,
                   const std::function<void(storage::StoreManifest*)>& edit,
                   const std::vector<std::string>& drop_families = {}) {
-  std::vector<std::string> names;
-  ASSERT_TRUE(
-      rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
-  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-  for (const std::string& n : names) {
-    descriptors.emplace_back(n, rocksdb::ColumnFamilyOptions());
-  }
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::DB* raw = nullptr;
-  ASSERT_TRUE(
-      rocksdb::DB::Open(rocksdb::DBOptions(), path, descriptors, &handles, &raw)
-          .ok());
-  std::unique_ptr<rocksdb::DB> db(raw);
-  for (rocksdb::ColumnFamilyHandle* h : handles) {
-    if (h->GetName() == keys::kMetaFamily) {
-      std::string value;
-      ASSERT_TRUE(
-          db->Get(rocksdb::ReadOptions(), h, keys::kManifestKey, &value).ok());
-      storage::StoreManifest manifest;
-      ASSERT_TRUE(manifest.ParseFromString(value));
-      edit(&manifest);
-      ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), h, keys::kManifestKey,
-                          manifest.SerializeAsString())
-                      .ok());
-    }
+  testing::RawEdit(path, [&](rocksdb::DB* db,
+                             const testing::RawFamilies& families) {
+    rocksdb::ColumnFamilyHandle* meta = families.at(keys::kMetaFamily);
+    std::string value;
+    ASSERT_TRUE(
+        db->Get(rocksdb::ReadOptions(), meta, keys::kManifestKey, &value).ok());
+    storage::StoreManifest manifest;
+    ASSERT_TRUE(manifest.ParseFromString(value));
+    edit(&manifest);
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), meta, keys::kManifestKey,
+                        manifest.SerializeAsString())
+                    .ok());
     for (const std::string& drop : drop_families) {
-      if (h->GetName() == drop) {
-        ASSERT_TRUE(db->DropColumnFamily(h).ok());
-      }
+      ASSERT_TRUE(db->DropColumnFamily(families.at(drop)).ok());
     }
-  }
-  for (rocksdb::ColumnFamilyHandle* h : handles) {
-    ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
-  }
-  ASSERT_TRUE(db->Close().ok());
+  });
 }
 
 TEST(StoreOpenTest, RefusesNewerSchemaVersion) {
