@@ -163,6 +163,11 @@ void AgentImpl::Stop() {
   wakeup_->Signal();  // async-signal-safe: Stop() may run in a handler
 }
 
+void AgentImpl::Interrupt() {
+  interrupt_requested_.store(true);
+  wakeup_->Signal();  // async-signal-safe, as in Stop()
+}
+
 absl::Status AgentImpl::ResumeDestination(absl::string_view name) {
   OUTBOX_RETURN_IF_ERROR(reachability_.Resume(name));
   Log(LogSeverity::kInfo, LogEvent::kDestinationResumed,
@@ -221,6 +226,8 @@ absl::Status AgentImpl::Run() {
   while (true) {
     OUTBOX_RETURN_IF_ERROR(Step());
     if (stopped_) return absl::OkStatus();
+    // After a round, so what it wrote is flushed; in flight goes on.
+    if (interrupt_requested_.exchange(false)) return absl::OkStatus();
     OUTBOX_RETURN_IF_ERROR(Wait());
   }
 }

@@ -71,6 +71,7 @@ class AgentImpl final : public Agent {
   absl::Status RunOnce(absl::Time deadline) override;
   int fd() const override { return poller_->fd(); }
   void Stop() override;
+  void Interrupt() override;
   absl::Status ResumeDestination(absl::string_view name) override;
   AgentStats stats() const override;
 
@@ -265,6 +266,7 @@ class AgentImpl final : public Agent {
   absl::Time unsynced_since_ = absl::InfiniteFuture();
 
   std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> interrupt_requested_{false};
   absl::Time stop_deadline_ = absl::InfiniteFuture();  // Steady()
   bool stopped_ = false;
 

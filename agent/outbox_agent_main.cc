@@ -7,8 +7,12 @@
 //
 // SIGTERM/SIGINT stop it cleanly: requests in flight get a few seconds to
 // finish; the rest stay pending and are sent again, with the same ids, next
-// time. Exit codes: 0 stopped or drained empty; 1 error; 2 usage;
-// 3 drained but events remain pending (waiting for a retry or a receiver).
+// time. SIGHUP reads the configuration and credential files again: checked
+// in full first (a wrong one is logged and the old goes on), then the
+// requests in flight finish under the old, and the agent goes on with the
+// new one, the store open throughout. Exit codes: 0 stopped or drained empty; 1
+// error; 2 usage; 3 drained but events remain pending (waiting for a retry or a
+// receiver).
 
 #include <signal.h>
 
@@ -35,7 +39,9 @@ constexpr char kUsage[] =
     "\n"
     "Delivers the pending events of the outbox store in DIR to the\n"
     "destinations configured in FILE (protobuf text format; see\n"
-    "agent/config/testdata/agent.textproto). Runs until SIGTERM or SIGINT.\n"
+    "agent/config/testdata/agent.textproto). Runs until SIGTERM or SIGINT;\n"
+    "SIGHUP reads FILE and its credential files again (a wrong one is\n"
+    "logged and the running configuration goes on).\n"
     "\n"
     "  --db DIR          the store (created by the application)\n"
     "  --config FILE     agent configuration\n"
@@ -53,10 +59,18 @@ struct Flags {
 };
 
 std::atomic<outbox::Agent*> g_agent{nullptr};
+std::atomic<bool> g_reload{false};
+std::atomic<bool> g_stop{false};
 
-void OnSignal(int) {
+void OnSignal(int signal) {
+  (signal == SIGHUP ? g_reload : g_stop).store(true);
   outbox::Agent* agent = g_agent.load();
-  if (agent != nullptr) agent->Stop();  // async-signal-safe
+  if (agent == nullptr) return;  // between two agents: main looks at the flags
+  if (signal == SIGHUP) {
+    agent->Interrupt();  // async-signal-safe
+  } else {
+    agent->Stop();  // async-signal-safe
+  }
 }
 
 // Set once by main before anything is logged.
@@ -117,6 +131,58 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
   return -1;
 }
 
+absl::StatusOr<std::unique_ptr<outbox::Agent>> MakeAgent(
+    outbox::Store* store, const std::string& config) {
+  outbox::AgentOptions options;
+  options.config_path = config;
+  options.log = [](const outbox::LogRecord& r) { Log(r); };
+  return outbox::Agent::Create(store, std::move(options));
+}
+
+// SIGHUP: checks `config` and its credential files in full; if they are
+// right, stops `*agent` (its requests in flight finish under the old
+// configuration, within the shutdown grace; any left are resent later under
+// the same ids) and replaces it with one made from them. Returns the exit
+// code to end with, or -1 to go on.
+int Reload(outbox::Store* store, const std::string& config,
+           std::unique_ptr<outbox::Agent>* agent) {
+  absl::StatusOr<outbox::AgentConfig> checked = outbox::LoadAgentConfig(config);
+  if (!checked.ok()) {
+    Log(outbox::LogSeverity::kError, outbox::LogEvent::kConfigReloadRefused,
+        absl::StrCat("SIGHUP: ", checked.status().ToString(),
+                     "; going on with the configuration already running"));
+    return -1;
+  }
+  (*agent)->Stop();
+  absl::Status stopped = (*agent)->Run();  // lets the requests in flight end
+  if (!stopped.ok()) return Fail("delivering", stopped);
+  g_agent.store(nullptr);  // a SIGHUP meanwhile is this reload's
+  agent->reset();          // the new agent takes the store's wake-up
+  absl::StatusOr<std::unique_ptr<outbox::Agent>> next =
+      MakeAgent(store, config);
+  if (!next.ok()) return Fail("configuration", next.status());
+  *agent = *std::move(next);
+  g_reload.store(false);
+  g_agent.store(agent->get());
+  Log(outbox::LogSeverity::kInfo, outbox::LogEvent::kConfigReloaded,
+      absl::StrCat("SIGHUP: delivering with ", config,
+                   " as it is now, credential files read again"));
+  return -1;
+}
+
+// Runs `*agent` until SIGTERM or SIGINT, reloading on SIGHUP; returns the
+// exit code.
+int RunUntilStopped(outbox::Store* store, const std::string& config,
+                    std::unique_ptr<outbox::Agent>* agent) {
+  while (true) {
+    absl::Status s = (*agent)->Run();  // logs agent_stopped when asked to
+    if (!s.ok()) return Fail("delivering", s);
+    if (g_stop.load() || !g_reload.exchange(false)) return 0;  // stopped
+    if (int code = Reload(store, config, agent); code >= 0) return code;
+    if (g_stop.load()) return 0;  // SIGTERM while reloading
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -144,10 +210,7 @@ int main(int argc, char** argv) {
   auto store = outbox::Store::Open(options, db);
   if (!store.ok()) return Fail("opening the store", store.status());
 
-  outbox::AgentOptions agent_options;
-  agent_options.config_path = config;
-  agent_options.log = [](const outbox::LogRecord& r) { Log(r); };
-  auto agent = outbox::Agent::Create(store->get(), std::move(agent_options));
+  auto agent = MakeAgent(store->get(), config);
   if (!agent.ok()) return Fail("configuration", agent.status());
 
   g_agent.store(agent->get());
@@ -156,6 +219,7 @@ int main(int argc, char** argv) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
   int code = 0;
@@ -171,8 +235,7 @@ int main(int argc, char** argv) {
   } else {
     Log(outbox::LogSeverity::kInfo, outbox::LogEvent::kAgentStarted,
         absl::StrCat("delivering from ", db));
-    absl::Status s = (*agent)->Run();  // logs agent_stopped when asked to
-    code = s.ok() ? 0 : Fail("delivering", s);
+    code = RunUntilStopped(store->get(), config, &*agent);
   }
   const outbox::AgentStats stats = (*agent)->stats();
   Log(outbox::LogSeverity::kInfo, outbox::LogEvent::kAgentExit,

@@ -122,6 +122,13 @@ class Agent {
   // thread and from a signal handler.
   virtual void Stop() = 0;
 
+  // Asks Run() to return OK after the round under way, without stopping:
+  // requests in flight go on, and Run() may be called again to continue.
+  // For a process that must act on the agent's thread, as outbox-agent does
+  // to re-read its configuration on SIGHUP. Safe from any thread and from a
+  // signal handler.
+  virtual void Interrupt() = 0;
+
   // Starts sending to a destination paused by an HTTP 410 again.
   // Errors: kNotFound for an unknown destination.
   virtual absl::Status ResumeDestination(absl::string_view name) = 0;

@@ -82,6 +82,12 @@ enum class LogEvent {
   kClockUntrusted,
   // The clock passed the store's mark again: delivery resumes.
   kClockTrusted,
+  // Written by outbox-agent on SIGHUP: the configuration and credential
+  // files were read again and the agent runs with them (requests in flight
+  // finished under the old ones), or the new ones were refused and the old
+  // go on (why in the message).
+  kConfigReloaded,
+  kConfigReloadRefused,
   // Written by outbox-agent itself, not the library: delivering started,
   // a --drain-and-exit finished, the counters at exit, a fatal error.
   kAgentStarted,
