@@ -493,9 +493,11 @@ bool AgentImpl::Send(PendingEvent event, const Destination& destination,
       SenderFor(destination)->Start(event, destination, now, tag);
   if (absl::IsResourceExhausted(started)) return false;  // next round
   // Nothing left: the broker is down or refused the connection at once, or
-  // TLS cannot be set up. Handled as that result, not an attempt.
-  const bool never_left =
-      absl::IsUnavailable(started) || absl::IsFailedPrecondition(started);
+  // TLS cannot be set up, or it refuses this client at once (a Kafka topic
+  // not authorized). Handled as that result, not an attempt.
+  const bool refused = absl::IsPermissionDenied(started);
+  const bool never_left = absl::IsUnavailable(started) ||
+                          absl::IsFailedPrecondition(started) || refused;
   if (!started.ok() && !never_left) {
     // The sender refused this event itself (e.g. a Content-Type with a line
     // break, a type that makes no MQTT topic): sending it again cannot
@@ -513,7 +515,9 @@ bool AgentImpl::Send(PendingEvent event, const Destination& destination,
     SendResult unsent;
     unsent.tag = tag;
     unsent.offline = absl::IsUnavailable(started);
-    unsent.transport = started;
+    unsent.transport = refused ? absl::OkStatus() : started;
+    unsent.outcome = DeliveryOutcome::kHoldDestination;  // when refused
+    unsent.answer = std::string(started.message());
     HandleResult(unsent);
   }
   return true;

@@ -50,8 +50,8 @@ struct Decision {
 // retry into a dead letter. An event that never reached the receiver, and a
 // TLS failure (kFailedPrecondition: nothing can have left), are kOffline.
 // An answer that refuses the device rather than the event (kHoldDestination:
-// HTTP 401 and 403 unless the policy's `answers` say otherwise, an MQTT
-// "not authorized") is kHoldDestination: nothing is recorded, so a
+// HTTP 401 and 403 unless the policy's `answers` say otherwise, an MQTT or
+// Kafka authorization error) is kHoldDestination: nothing is recorded, so a
 // rotated secret or a clock the receiver finds stale dead-letters nothing.
 // `now` is the wall-clock time of the answer.
 Decision Decide(const SendResult& result, const PendingEvent& event,

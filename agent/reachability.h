@@ -9,8 +9,8 @@
 // except one probe at a time on a backoff timer (probe_interval_min doubling
 // to probe_interval_max), or at once when the network changes. The first
 // answer of any kind makes it reachable again. An answer that refuses the
-// device rather than the event (HTTP 401 or 403, an MQTT "not
-// authorized") holds the destination the same way: its events wait,
+// device rather than the event (HTTP 401 or 403, an MQTT or Kafka
+// authorization error) holds the destination the same way: its events wait,
 // one probe at a time on the same backoff, until an answer of another kind.
 // An HTTP 410 pauses a destination until it is resumed. All times are on the
 // agent's monotonic clock.

@@ -171,7 +171,7 @@ absl::Status RdKafkaProducer::Produce(const KafkaMessage& message) {
     return absl::InvalidArgumentError("Kafka produce: no topic");
   }
   const uintptr_t number = ++last_number_;
-  rd_kafka_vu_t vus[5 + kHeaders];
+  rd_kafka_vu_t vus[6];
   size_t n = 0;
   vus[n].vtype = RD_KAFKA_VTYPE_TOPIC;
   vus[n++].u.cstr = message.topic.c_str();
@@ -187,19 +187,27 @@ absl::Status RdKafkaProducer::Produce(const KafkaMessage& message) {
   vus[n++].u.i = RD_KAFKA_MSG_F_COPY;  // the caller's strings may go
   vus[n].vtype = RD_KAFKA_VTYPE_OPAQUE;
   vus[n++].u.ptr = reinterpret_cast<void*>(number);
-  const std::pair<const char*, const std::string*> headers[kHeaders] = {
+  // The headers go as one list of our own (RD_KAFKA_VTYPE_HEADERS), not
+  // one entry each: librdkafka before 2.12 frees per-entry headers twice
+  // when produceva fails after making the message (a topic in an error
+  // state, e.g. not authorized; confluentinc/librdkafka#4627). Our own list
+  // is the message's once produceva succeeds, and still ours if it fails.
+  rd_kafka_headers_t* headers = rd_kafka_headers_new(kHeaders);
+  const std::pair<const char*, const std::string*> named[kHeaders] = {
       {"event-id", &message.event_id},
       {"event-type", &message.event_type},
       {"content-type", &message.content_type}};
-  for (const auto& [name, value] : headers) {
+  for (const auto& [name, value] : named) {
     if (value->empty()) continue;
-    vus[n].vtype = RD_KAFKA_VTYPE_HEADER;
-    vus[n].u.header.name = name;
-    vus[n].u.header.val = value->data();
-    vus[n++].u.header.size = static_cast<ssize_t>(value->size());
+    // Cannot fail for a producer's own list (only a read-only one refuses).
+    rd_kafka_header_add(headers, name, -1, value->data(),
+                        static_cast<ssize_t>(value->size()));
   }
+  vus[n].vtype = RD_KAFKA_VTYPE_HEADERS;
+  vus[n++].u.headers = headers;
   rd_kafka_error_t* error = rd_kafka_produceva(rk_, vus, n);
   if (error != nullptr) {
+    rd_kafka_headers_destroy(headers);  // still ours: produceva failed
     const rd_kafka_resp_err_t err = rd_kafka_error_code(error);
     rd_kafka_error_destroy(error);
     if (err == RD_KAFKA_RESP_ERR__FATAL) {

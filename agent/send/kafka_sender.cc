@@ -62,16 +62,15 @@ SendResult FromKafka(const KafkaResult& r, const absl::Status& cluster,
   if (r.status.ok()) {
     out.outcome = DeliveryOutcome::kDelivered;
     out.answer = "Kafka: written";
-  } else if (absl::IsInvalidArgument(r.status) ||
-             absl::IsPermissionDenied(r.status)) {
+  } else if (absl::IsInvalidArgument(r.status)) {
     // The broker answered: this record is refused for good. The status
     // names Kafka already (KafkaDeliveryStatus: "Kafka: Broker: ...").
-    // An authorization error refuses the client rather than the record,
-    // and ought to hold the destination as an HTTP 403 does; but the probe
-    // that would follow fails inside rd_kafka_produceva, which in
-    // librdkafka 2.0.2 then frees the record's headers twice and crashes
-    // (confluentinc/librdkafka#4627). Dead-lettered until that is avoided.
     out.outcome = DeliveryOutcome::kDeadLetter;
+    out.answer = std::string(r.status.message());
+  } else if (absl::IsPermissionDenied(r.status)) {
+    // The cluster's ACLs refuse this client, not the record: held until
+    // they are fixed, as for an HTTP 403.
+    out.outcome = DeliveryOutcome::kHoldDestination;
     out.answer = std::string(r.status.message());
   } else {
     // Timed out, cancelled, a retriable error librdkafka gave up on: the

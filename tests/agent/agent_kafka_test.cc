@@ -142,8 +142,32 @@ TEST_F(AgentKafkaTest, BrokersDownAreNotAttemptsAndDeliverOnceTheyAreBack) {
   EXPECT_EQ(agent->stats().retries_scheduled, 0u);
 }
 
-TEST_F(AgentKafkaTest, PermanentBrokerErrorDeadLettersWithTheReason) {
+// The cluster's ACLs refuse this client, not the record: held, as for an
+// HTTP 403, with one probe at a time; the probe that the cluster accepts
+// delivers it, and nothing was dead-lettered or counted as an attempt.
+TEST_F(AgentKafkaTest, AnAuthorizationErrorHoldsTheDestinationThenDelivers) {
   cluster_->FailNextProduces({RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED});
+  const std::vector<std::string> ids = CommitEvents(1);
+  auto agent = MakeAgent(KafkaConfig());
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  EXPECT_EQ(agent->stats().dead_lettered, 0u);
+  EXPECT_EQ(agent->stats().retries_scheduled, 0u);
+  // The first answer, then any probe refused while librdkafka still
+  // remembers the topic's error.
+  EXPECT_GE(agent->stats().refused_results, 1u);
+  int refused = 0;
+  for (const LogRecord& r : agent_log_) {
+    refused += r.event == LogEvent::kDestinationRefused;
+  }
+  EXPECT_EQ(refused, 1);
+  std::vector<std::string> got;
+  for (const ConsumedMessage& m : Log()) got.push_back(m.Header("event-id"));
+  EXPECT_EQ(got, ids);
+}
+
+TEST_F(AgentKafkaTest, PermanentBrokerErrorDeadLettersWithTheReason) {
+  cluster_->FailNextProduces({RD_KAFKA_RESP_ERR_INVALID_RECORD});
   CommitEvents(1);
   auto agent = MakeAgent(KafkaConfig());
   ASSERT_NE(agent, nullptr);

@@ -71,7 +71,7 @@ enum class LogEvent {
   // dead-lettered and nothing more runs until an operator resumes it.
   kWorkflowNeedsAttention,
   // The receiver refused the device rather than the event (HTTP 401 or 403,
-  // an MQTT "not authorized"): the destination's events are
+  // an MQTT or Kafka authorization error): the destination's events are
   // held, not dead-lettered, and one probe at a time retries. Once per
   // spell; kDestinationReachable ends it.
   kDestinationRefused,
