@@ -26,31 +26,22 @@
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/testing/text_files.h"
 
 namespace outbox {
 namespace {
 
+using testing::Count;
+using testing::ReadFile;
+using testing::WaitUntil;
+using testing::WritePrivate;
+
 constexpr char kSecret[] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-size_t Count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos;
-       at = text.find(what, at + 1)) {
-    ++n;
-  }
-  return n;
-}
 
 class FaketimeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::ofstream(dir_.Sub("secret")) << kSecret << "\n";
-    chmod(dir_.Sub("secret").c_str(), 0600);
+    WritePrivate(dir_.Sub("secret"), kSecret);
     auto sink = sink::SinkProcess::Start(
         {OUTBOX_SINK_BINARY, "--secret-file", dir_.Sub("secret"), "--log",
          dir_.Sub("sink.log")},

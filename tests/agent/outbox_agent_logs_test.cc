@@ -39,10 +39,16 @@
 #include "tests/testing/status.h"
 #include "tests/testing/target_command.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/testing/text_files.h"
 #include "tools/json_fields.h"
 
 namespace outbox {
 namespace {
+
+using testing::Count;
+using testing::ReadFile;
+using testing::WaitUntil;
+using testing::WritePrivate;
 
 constexpr char kPayloadMarker[] = "PAYLOAD-MARKER-7f3a";
 constexpr char kHeaderMarker[] = "HEADER-MARKER-19c2";
@@ -59,25 +65,6 @@ struct AgentRun {
   std::vector<std::string> ok_ids, held_ids;
   std::string flaky_id, gone_id, orphan_id;
 };
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void WritePrivate(const std::string& path, const std::string& content) {
-  std::ofstream(path) << content << "\n";
-  chmod(path.c_str(), 0600);
-}
-
-bool WaitUntil(const std::function<bool()>& done) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(60);
-  while (!done()) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(20));
-  }
-  return true;
-}
 
 std::string Config(const testing::TempDir& dir, int sink_port, int down_port) {
   const std::string sink = absl::StrCat("http://127.0.0.1:", sink_port);
@@ -142,15 +129,6 @@ void CommitAll(const std::string& db, AgentRun* run) {
     run->held_ids.push_back(Commit(store->get(), "t.down", n++));
   }
   ASSERT_OUTBOX_OK((*store)->Close());
-}
-
-size_t Count(const std::string& text, const std::string& what) {
-  size_t count = 0;
-  for (size_t at = text.find(what); at != std::string::npos;
-       at = text.find(what, at + 1)) {
-    ++count;
-  }
-  return count;
 }
 
 // Starts the receiver (and later the destination that was down), the agent

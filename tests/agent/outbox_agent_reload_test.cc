@@ -23,42 +23,19 @@
 #include "tests/testing/status.h"
 #include "tests/testing/target_command.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/testing/text_files.h"
 
 namespace outbox {
 namespace {
 
+using testing::Count;
+using testing::ReadFile;
+using testing::WaitUntil;
+using testing::WritePrivate;
+
 constexpr char kSecret[] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 constexpr char kOldSecret[] = "whsec_c2VjcmV0LXRoYXQtaXMtd3Jvbmc=";
 constexpr int kEvents = 5;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void WritePrivate(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text << "\n";
-  chmod(path.c_str(), 0600);
-}
-
-size_t Count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos;
-       at = text.find(what, at + 1)) {
-    ++n;
-  }
-  return n;
-}
-
-// Bounded only to catch hangs.
-bool WaitUntil(const std::function<bool()>& done) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(60);
-  while (!done()) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(20));
-  }
-  return true;
-}
 
 TEST(OutboxAgentReloadTest, SighupReadsTheFixedSecretAndDeliversEverything) {
   testing::TempDir dir;
