@@ -515,9 +515,14 @@ bool AgentImpl::Send(PendingEvent event, const Destination& destination,
     SendResult unsent;
     unsent.tag = tag;
     unsent.offline = absl::IsUnavailable(started);
-    unsent.transport = refused ? absl::OkStatus() : started;
-    unsent.outcome = DeliveryOutcome::kHoldDestination;  // when refused
-    unsent.answer = std::string(started.message());
+    if (refused) {
+      // Refused at once (a Kafka topic not authorized): an answer, read as
+      // the broker's refusal would be.
+      unsent.outcome = DeliveryOutcome::kHoldDestination;
+      unsent.answer = std::string(started.message());
+    } else {
+      unsent.transport = started;  // never left: not an answer
+    }
     HandleResult(unsent);
   }
   return true;
