@@ -83,6 +83,7 @@ AgentImpl::AgentImpl(Store* store, AgentOptions options, AgentConfig config,
       clock_(options_.clock != nullptr ? options_.clock : SystemClock()),
       reachability_(DestinationNames(config_), config_.agent.probe_interval_min,
                     config_.agent.probe_interval_max),
+      definitions_(&config_),
       clock_trust_(config_.agent.clock_tolerance,
                    config_.agent.require_synchronized_clock),
       log_limiter_(kLogBurst, kLogWindow) {}
@@ -112,6 +113,7 @@ absl::Status AgentImpl::Init() {
     senders_.push_back(sender.get());
     brokers_[d.name] = std::move(sender);
   }
+  OUTBOX_RETURN_IF_ERROR(definitions_.Init(store_));
   OUTBOX_ASSIGN_OR_RETURN(poller_, Poller::Create());
   OUTBOX_ASSIGN_OR_RETURN(wakeup_, Wakeup::Create());
   OUTBOX_ASSIGN_OR_RETURN(timer_, Timer::Create());
@@ -364,11 +366,11 @@ absl::Status AgentImpl::StopIfAsked(bool* stopping) {
 
 LaneGate AgentImpl::GateFor(const Lane& lane, absl::Time steady,
                             absl::flat_hash_set<std::string>* probing) const {
-  if (const workflow::WorkflowSpec* w =
-          WorkflowFor(config_, lane.type, lane.destination)) {
+  if (definitions_.MayBeWorkflow(lane.type, lane.destination)) {
+    if (held_workflow_types_.contains(lane.type)) return LaneGate::kClosed;
     // Its steps and reverts are webhooks: time-stamped.
     if (!clock_trust_.trusted()) return LaneGate::kClosed;
-    return WorkflowGate(*w, steady, probing);
+    return WorkflowGate(lane.type, steady, probing);
   }
   absl::StatusOr<const Destination*> d =
       Route(config_, lane.type, lane.destination);
@@ -436,13 +438,11 @@ absl::Status AgentImpl::StartDueEvents() {
   const absl::Time now = clock_->Now();
   for (PendingEvent& event : due.events) {
     if (in_flight_.size() >= max) break;  // full (batch_extra_ asked more)
-    if (const workflow::WorkflowSpec* w =
-            WorkflowFor(config_, event.type, event.destination)) {
-      absl::StatusOr<bool> started =
-          StartWorkflowEvent(std::move(event), *w, now);
+    if (definitions_.MayBeWorkflow(event.type, event.destination)) {
+      absl::StatusOr<WorkflowStart> started = TryWorkflowEvent(&event, now);
       if (!started.ok()) return PauseIfDiskFull(started.status());
-      if (!*started) break;  // full
-      continue;
+      if (*started == WorkflowStart::kFull) break;
+      if (*started != WorkflowStart::kPlain) continue;
     }
     absl::StatusOr<const Destination*> destination =
         Route(config_, event.type, event.destination);

@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@
 #include "agent/send/sender.h"
 #include "agent/telemetry/agent_metrics.h"
 #include "agent/telemetry/log_limiter.h"
+#include "agent/workflow/definitions.h"
 #include "agent/workflow/plan.h"
 #include "outbox/agent.h"
 #include "platform/netlink_monitor.h"
@@ -82,7 +84,7 @@ class AgentImpl final : public Agent {
 
   // A workflow step (or revert) in flight: what was planned for it.
   struct WorkflowFlight {
-    const workflow::WorkflowSpec* spec;  // borrowed from config_
+    WorkflowRun run;
     WorkflowAction action;
     // Its step was known not done (not_done_steps_) when this send left.
     bool was_not_done = false;
@@ -162,18 +164,37 @@ class AgentImpl final : public Agent {
                        absl::Time now);
 
   // --- Workflows (workflow/agent_workflow.cc) ---
-  // Plans `event`'s next step with `spec` and sends it, or settles the
-  // workflow when it ended; false when the transport is full. Errors: the
-  // store's, reading the workflow.
-  absl::StatusOr<bool> StartWorkflowEvent(PendingEvent event,
-                                          const workflow::WorkflowSpec& spec,
-                                          absl::Time now);
+  // What TryWorkflowEvent did with an event whose type may have a workflow.
+  enum class WorkflowStart {
+    kTaken,  // planned: sent, settled, or marked
+    kFull,   // the transport is full: next round
+    kPlain,  // not a workflow's: route it as a plain event
+    kHeld,   // its definition cannot be used: its type is held
+  };
+  // Finds the definition `*event` runs under and starts it (moving it out
+  // of `*event` unless kPlain). Errors: the store's.
+  absl::StatusOr<WorkflowStart> TryWorkflowEvent(PendingEvent* event,
+                                                 absl::Time now);
+  // The stored workflow of event `id`, if any. Errors: the store's.
+  absl::StatusOr<std::optional<WorkflowRecord>> ReadWorkflowRecord(
+      const std::string& id);
+  // Plans `event`'s next step under `run` (its stored workflow `record`,
+  // null if none) and sends it, or settles the workflow when it ended;
+  // false when the transport is full.
+  bool StartWorkflowEvent(PendingEvent event, const WorkflowRun& run,
+                          const WorkflowRecord* record, absl::Time now);
+  // Holds every event of `type` (its lanes close) because `why`; logs it
+  // once. Lifted by a new agent (a reload or a restart).
+  void HoldWorkflowType(const std::string& type, const PendingEvent& event,
+                        const absl::Status& why);
   // Starts the steps whose sent marks this round wrote (and synced), each
   // planned again first, so that a cancel recorded meanwhile is seen.
   absl::Status StartMarkedSteps(absl::Time now);
-  // The gate of a lane of workflow events: closed (or one probe) while any
-  // destination the workflow may use is, since it needs all of them.
-  LaneGate WorkflowGate(const workflow::WorkflowSpec& spec, absl::Time steady,
+  // The gate of a lane of events of `type` that may be workflows': closed
+  // (or one probe) while any destination one of its definitions may use is,
+  // since a workflow needs all of them (and, when the configuration has no
+  // workflow for it, the one its plain events are routed to).
+  LaneGate WorkflowGate(absl::string_view type, absl::Time steady,
                         absl::flat_hash_set<std::string>* probing) const;
   // The settlement of a workflow request that was answered as `d`.
   Settlement SettleWorkflowAnswer(InFlight flight, const Decision& d,
@@ -254,6 +275,11 @@ class AgentImpl final : public Agent {
   size_t batch_extra_ = 0;
   absl::flat_hash_set<uint64_t> in_flight_seqs_;
   Reachability reachability_;
+  // Which definition each workflow runs under (workflow/definitions.h).
+  WorkflowDefinitions definitions_;
+  // Event types held because a workflow's definition cannot be used
+  // (HoldWorkflowType).
+  absl::flat_hash_set<std::string> held_workflow_types_;
   // Whether the wall clock may be put on requests (CheckClock).
   ClockTrust clock_trust_;
   LogLimiter log_limiter_;
@@ -294,7 +320,7 @@ class AgentImpl final : public Agent {
   // the round's flush made the mark durable (StartMarkedSteps).
   struct MarkedStep {
     PendingEvent event;
-    const workflow::WorkflowSpec* spec;  // borrowed from config_
+    WorkflowRun run;
   };
   std::vector<MarkedStep> marked_;
   absl::Time next_metrics_ = absl::InfinitePast();  // Steady()

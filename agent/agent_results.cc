@@ -152,6 +152,7 @@ absl::Status AgentImpl::FlushSettlements() {
           s.event.id);
       continue;
     }
+    definitions_.Written(s);
     CountInMetrics(s, unsent);
     LogWorkflowSettlement(s);
     if (!s.workflow_state.empty()) NoteWorkflowSettled(s);

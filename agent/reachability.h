@@ -45,6 +45,12 @@ class Reachability {
   LaneGate Gate(absl::string_view destination, absl::Time now,
                 absl::flat_hash_set<std::string>* probing) const;
 
+  // Tracks `destination` too (a destination of a stored workflow
+  // definition that the configuration no longer has); no-op if known.
+  void Add(absl::string_view destination) {
+    states_.try_emplace(std::string(destination));
+  }
+
   // A request to `destination` started; true if it is a probe (the
   // destination is unreachable), which then holds the destination's turn
   // until it comes back.

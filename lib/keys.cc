@@ -95,4 +95,8 @@ std::optional<FinishedKey> ParseWorkflowFinishedKey(absl::string_view key) {
                      std::string(key.substr(9))};
 }
 
+std::string WorkflowDefinitionKey(absl::string_view definition_id) {
+  return absl::StrCat(kWorkflowDefinitionPrefix, definition_id);
+}
+
 }  // namespace outbox::keys

@@ -12,6 +12,8 @@
 //                     "r" + event id + "/" + 4-byte big-endian n -> StepResult
 //                     "f" + Seq(finished unix ms) + event id -> ""
 //                       (retention index of finished workflows)
+//                     "d" + definition id -> a workflow definition, as
+//                       the agent encodes it (opaque to the store)
 //
 // Sequence numbers are fixed-width big-endian so that RocksDB's bytewise
 // order is commit order, and a scan can start exactly at the queue's head.
@@ -71,6 +73,8 @@ struct FinishedKey {
   std::string event_id;
 };
 std::optional<FinishedKey> ParseWorkflowFinishedKey(absl::string_view key);
+inline constexpr char kWorkflowDefinitionPrefix[] = "d";
+std::string WorkflowDefinitionKey(absl::string_view definition_id);
 
 }  // namespace outbox::keys
 

@@ -223,6 +223,7 @@ class Verifier {
   absl::flat_hash_map<std::string, StoredWorkflow> workflows_;
   std::vector<std::pair<std::string, uint32_t>> rows_;
   std::vector<keys::FinishedKey> finished_;
+  absl::flat_hash_set<std::string> definitions_;  // ids of the "d" rows
   uint64_t needing_attention_ = 0;
 };
 
@@ -238,6 +239,9 @@ absl::Status Verifier::Workflows(rocksdb::ColumnFamilyHandle* workflows) {
       WorkflowRow(key);
     } else if (kind == 'f') {
       WorkflowIndex(key);
+    } else if (kind == keys::kWorkflowDefinitionPrefix[0]) {
+      // Opaque to the store; sorted before the states that name them.
+      definitions_.insert(std::string(key.substr(1)));
     } else if (kind == 'c') {
       storage::WorkflowCancel cancel;
       absl::Status d = DecodeStored(keys::kWorkflowFamily, Printable(key),
@@ -297,6 +301,12 @@ void Verifier::WorkflowState(absl::string_view id, absl::string_view value) {
   }
   w.decoded = true;
   w.results = state.results();
+  if (!state.definition().empty() &&
+      !definitions_.contains(state.definition())) {
+    Problem(absl::StrCat("workflow ", id, " runs under definition ",
+                         Printable(state.definition()),
+                         ", which is not stored"));
+  }
   if (state.phase() == storage::WORKFLOW_PHASE_NEEDS_ATTENTION) {
     ++needing_attention_;
   }

@@ -75,6 +75,13 @@ absl::Status StoreImpl::AddWorkflowWritesLocked(
                              st.workflow_results[i]),
                   "recording a workflow step's result"));
   }
+  if (!st.workflow_definition.empty()) {
+    OUTBOX_RETURN_IF_ERROR(FromRocks(
+        batch->Put(workflows_,
+                   keys::WorkflowDefinitionKey(st.workflow_definition_id),
+                   st.workflow_definition),
+        "keeping a workflow definition"));
+  }
   if (st.workflow_state.empty()) return absl::OkStatus();
   storage::WorkflowState state;
   if (!state.ParseFromString(st.workflow_state)) {
@@ -236,6 +243,29 @@ absl::StatusOr<std::vector<std::string>> StoreImpl::ListWorkflowResults(
   }
   OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "listing workflow results"));
   return rows;
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
+StoreImpl::ListWorkflowDefinitions() {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  absl::ReaderMutexLock r(&db_mu_);
+  OUTBOX_RETURN_IF_ERROR(DbReady());
+  std::vector<std::pair<std::string, std::string>> definitions;
+  if (workflows_ == nullptr) return definitions;
+  const absl::string_view prefix = keys::kWorkflowDefinitionPrefix;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), workflows_));
+  for (it->Seek(rocksdb::Slice(prefix.data(), prefix.size()));
+       it->Valid() &&
+       it->key().starts_with(rocksdb::Slice(prefix.data(), prefix.size()));
+       it->Next()) {
+    absl::string_view key(it->key().data(), it->key().size());
+    definitions.emplace_back(std::string(key.substr(prefix.size())),
+                             it->value().ToString());
+  }
+  OUTBOX_RETURN_IF_ERROR(
+      FromRocks(it->status(), "listing workflow definitions"));
+  return definitions;
 }
 
 absl::Status StoreImpl::RetryWorkflow(absl::string_view event_id,

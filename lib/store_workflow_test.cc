@@ -120,6 +120,45 @@ TEST_F(StoreWorkflowTest, ResultRowsComeBackInTheirOrderAfterReopen) {
   EXPECT_THAT(steps, ElementsAre("reserve", "fraud"));
 }
 
+// Definitions ride in the settlement that first writes a state naming one
+// (agent/workflow/definitions.h); one row per id, however many name it.
+TEST_F(StoreWorkflowTest, DefinitionsAreKeptOncePerIdAndVerified) {
+  storage::WorkflowState state;
+  state.set_phase(storage::WORKFLOW_PHASE_FORWARD);
+  state.set_definition("wd1-a");
+  for (const char* key : {"till-1", "till-2"}) {
+    const std::string id = CommitEvent(MakeEvent("order.created", key));
+    Settlement s;
+    s.kind = Settlement::Kind::kStepDone;
+    s.event = DueWithId(id);
+    s.workflow_state = state.SerializeAsString();
+    s.workflow_definition_id = "wd1-a";
+    s.workflow_definition = "workflows { event_type: \"order.created\" }";
+    ASSERT_OUTBOX_OK(store_->Settle({s}));
+  }
+  Reopen();
+  auto definitions = store_->ListWorkflowDefinitions();
+  ASSERT_OUTBOX_OK(definitions);
+  ASSERT_EQ(definitions->size(), 1u);
+  EXPECT_EQ(definitions->front().first, "wd1-a");
+  EXPECT_EQ(definitions->front().second,
+            "workflows { event_type: \"order.created\" }");
+  auto report = store_->Verify();
+  ASSERT_OUTBOX_OK(report);
+  EXPECT_THAT(report->problems, ::testing::IsEmpty());
+
+  // A state naming a definition the store lacks is damage.
+  const std::string id = CommitEvent(MakeEvent("order.created", "till-3"));
+  state.set_definition("wd1-b");
+  SettleWith(DueWithId(id), Settlement::Kind::kStepDone,
+             state.SerializeAsString());
+  report = store_->Verify();
+  ASSERT_OUTBOX_OK(report);
+  EXPECT_THAT(report->problems,
+              ElementsAre(::testing::HasSubstr(
+                  "runs under definition \"wd1-b\", which is not stored")));
+}
+
 TEST_F(StoreWorkflowTest, NoWorkflowIsNotFound) {
   const std::string id = CommitEvent(MakeEvent("order.created"));
   EXPECT_TRUE(absl::IsNotFound(store_->GetWorkflow(id).status()));

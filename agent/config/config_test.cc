@@ -262,6 +262,24 @@ TEST_F(ConfigTest, RelativeSecretsPathResolvesAgainstConfigDirectory) {
   EXPECT_EQ(config->destinations[0].secrets[0].key(), kKeyA);
 }
 
+// A stored workflow definition names the same files wherever the
+// configuration moves later (agent/config/definition.h).
+TEST_F(ConfigTest, AWorkflowDefinitionNamesFilesByTheirResolvedPaths) {
+  Write("etc/keys/d.whsec", kSecretA + "\n");
+  const std::string config_path = Write(
+      "etc/agent.textproto",
+      OneDestination("  secrets_file: \"keys/d.whsec\"\n") +
+          R"(workflows { event_type: "o" steps { name: "a" destination: "d" } })",
+      0644);
+  absl::StatusOr<AgentConfig> config = LoadAgentConfig(config_path);
+  ASSERT_OUTBOX_OK(config);
+  const std::string& definition = config->workflows[0].definition;
+  EXPECT_THAT(definition,
+              HasSubstr(absl::StrCat("secrets_file: \"",
+                                     dir_.Sub("etc/keys/d.whsec"), "\"")));
+  EXPECT_THAT(definition, ::testing::Not(HasSubstr(kSecretA)));
+}
+
 TEST_F(ConfigTest, ErrorMessagesNeverContainSecretMaterial) {
   // A malformed line after a valid one: the message names the line only.
   Write("bad.whsec", kSecretA + "\n" + kSecretB + "!x\n");

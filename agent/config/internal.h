@@ -18,6 +18,7 @@
 #include "agent/retry_policy.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/text_format.h"
+#include "proto/agent_config.pb.h"
 
 namespace outbox::config_internal {
 
@@ -135,6 +136,12 @@ absl::Status ParseMqttDestination(const Checker& checker, const Node& node,
 absl::Status ParseWorkflows(const Checker& checker, const Node& root,
                             const std::vector<Destination>& destinations,
                             std::vector<workflow::WorkflowSpec>* out);
+
+// Sets the stored definition and its id (definition.h) of each of
+// `workflows`, parsed from the workflows of `root` in the same order.
+absl::Status DefineWorkflows(const Checker& checker,
+                             const config::AgentConfig& root,
+                             std::vector<workflow::WorkflowSpec>* workflows);
 
 }  // namespace outbox::config_internal
 

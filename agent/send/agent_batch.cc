@@ -51,7 +51,7 @@ absl::StatusOr<std::vector<PendingEvent>> AgentImpl::RunOf(
     absl::StatusOr<const Destination*> to =
         Route(config_, f.type, f.destination);
     if (!to.ok() || *to != &destination || f.next_attempt > now ||
-        WorkflowFor(config_, f.type, f.destination) != nullptr) {
+        definitions_.MayBeWorkflow(f.type, f.destination)) {
       break;
     }
     run.push_back(std::move(f));

@@ -17,14 +17,53 @@
 
 namespace outbox {
 
-absl::StatusOr<bool> AgentImpl::StartWorkflowEvent(
-    PendingEvent event, const workflow::WorkflowSpec& spec, absl::Time now) {
-  absl::StatusOr<WorkflowRecord> record = store_->GetWorkflow(event.id);
-  if (!record.ok() && !absl::IsNotFound(record.status())) {
-    return record.status();
+absl::StatusOr<std::optional<WorkflowRecord>> AgentImpl::ReadWorkflowRecord(
+    const std::string& id) {
+  absl::StatusOr<WorkflowRecord> record = store_->GetWorkflow(id);
+  if (absl::IsNotFound(record.status())) return std::nullopt;
+  if (!record.ok()) return record.status();
+  return *std::move(record);
+}
+
+absl::StatusOr<AgentImpl::WorkflowStart> AgentImpl::TryWorkflowEvent(
+    PendingEvent* event, absl::Time now) {
+  OUTBOX_ASSIGN_OR_RETURN(std::optional<WorkflowRecord> record,
+                          ReadWorkflowRecord(event->id));
+  const WorkflowRecord* stored = record.has_value() ? &*record : nullptr;
+  absl::StatusOr<WorkflowRun> run = definitions_.RunFor(*event, stored);
+  if (!run.ok()) {
+    HoldWorkflowType(event->type, *event, run.status());
+    return WorkflowStart::kHeld;
   }
-  WorkflowAction action =
-      PlanWorkflow(spec, config_, event, record.ok() ? &*record : nullptr, now);
+  if (run->spec == nullptr) return WorkflowStart::kPlain;
+  // A stored definition may name destinations the configuration no longer
+  // has: they are probed and paused like the others.
+  for (const std::string& name : definitions_.extra_destinations()) {
+    reachability_.Add(name);
+  }
+  return StartWorkflowEvent(std::move(*event), *run, stored, now)
+             ? WorkflowStart::kTaken
+             : WorkflowStart::kFull;
+}
+
+void AgentImpl::HoldWorkflowType(const std::string& type,
+                                 const PendingEvent& event,
+                                 const absl::Status& why) {
+  if (!held_workflow_types_.insert(type).second) return;
+  Log(LogSeverity::kError, LogEvent::kWorkflowHeld,
+      absl::StrCat(why.message(),
+                   "; every event of its type is held (none "
+                   "is sent or dead-lettered) until the "
+                   "agent is reloaded or restarted"),
+      event.id);
+}
+
+bool AgentImpl::StartWorkflowEvent(PendingEvent event, const WorkflowRun& run,
+                                   const WorkflowRecord* record,
+                                   absl::Time now) {
+  const workflow::WorkflowSpec& spec = *run.spec;
+  const AgentConfig& config = *run.config;
+  WorkflowAction action = PlanWorkflow(spec, config, event, record, now);
   if (test_.skip_in_doubt_resend && action.resend) {
     // Broken on purpose: the step in doubt is passed over, as if it had
     // never been sent (what compensation did before the resend).
@@ -32,11 +71,17 @@ absl::StatusOr<bool> AgentImpl::StartWorkflowEvent(
         action.state.mutable_steps(static_cast<int>(action.step));
     s->set_status(storage::STEP_STATUS_UNSPECIFIED);
     s->set_sent(false);
-    record->state = action.state.SerializeAsString();
-    action = PlanWorkflow(spec, config_, event, &*record, now);
+    WorkflowRecord broken = *record;
+    broken.state = action.state.SerializeAsString();
+    action = PlanWorkflow(spec, config, event, &broken, now);
   }
+  // Every state this writes names run's definition: kept with the first.
+  auto settle = [&](Settlement s) {
+    definitions_.Attach(run, &s);
+    settled_.push_back(std::move(s));
+  };
   if (action.kind == WorkflowAction::Kind::kSettle) {
-    settled_.push_back(FinalSettlement(action, std::move(event)));
+    settle(FinalSettlement(action, std::move(event)));
     return true;
   }
   auto not_done = not_done_steps_.find(event.id);
@@ -45,7 +90,7 @@ absl::StatusOr<bool> AgentImpl::StartWorkflowEvent(
     // Known not to have taken effect (not_done_steps_): compensation goes
     // on without it, once that is durable (a cut would leave it in doubt).
     not_done_steps_.erase(not_done);
-    settled_.push_back(NotDoneSettlement(action, std::move(event)));
+    settle(NotDoneSettlement(action, std::move(event)));
     return true;
   }
   if (action.kind == WorkflowAction::Kind::kMark) {
@@ -53,8 +98,8 @@ absl::StatusOr<bool> AgentImpl::StartWorkflowEvent(
     // this round's settle batch writes it (with every other mark of the
     // round, one sync for all), then StartMarkedSteps plans it again,
     // reading the mark (and any cancel) back before it sends.
-    settled_.push_back(MarkSettlement(action, event));
-    marked_.push_back({std::move(event), &spec});
+    settle(MarkSettlement(action, event));
+    marked_.push_back({std::move(event), run});
     return true;
   }
   const uint64_t tag = next_tag_++;
@@ -70,8 +115,8 @@ absl::StatusOr<bool> AgentImpl::StartWorkflowEvent(
     Decision d;
     d.kind = Decision::Kind::kDeadLetter;
     d.error = absl::StrCat("cannot be sent: ", started.message());
-    settled_.push_back(WorkflowSettlement(action, spec, d, HttpResult(),
-                                          std::move(event), config_, now));
+    settle(WorkflowSettlement(action, spec, d, HttpResult(), std::move(event),
+                              config, now));
     return true;
   }
   ++stats_.requests;
@@ -82,7 +127,7 @@ absl::StatusOr<bool> AgentImpl::StartWorkflowEvent(
   const bool probe = reachability_.OnSend(destination->name);
   in_flight_seqs_.insert(event.seq);
   auto flight = std::make_unique<WorkflowFlight>();
-  flight->spec = &spec;
+  flight->run = run;
   flight->action = std::move(action);
   flight->was_not_done = was_not_done;
   in_flight_.emplace(
@@ -95,10 +140,12 @@ absl::Status AgentImpl::StartMarkedSteps(absl::Time now) {
   std::vector<MarkedStep> marked;
   marked.swap(marked_);
   for (MarkedStep& m : marked) {
-    absl::StatusOr<bool> started =
-        StartWorkflowEvent(std::move(m.event), *m.spec, now);
-    if (!started.ok()) return started.status();
-    if (!*started) break;  // full: the next rounds send them
+    OUTBOX_ASSIGN_OR_RETURN(std::optional<WorkflowRecord> record,
+                            ReadWorkflowRecord(m.event.id));
+    if (!StartWorkflowEvent(std::move(m.event), m.run,
+                            record.has_value() ? &*record : nullptr, now)) {
+      break;  // full: the next rounds send them
+    }
   }
   // A step marked again here (its event no longer pending) waits for a
   // later round.
@@ -107,16 +154,28 @@ absl::Status AgentImpl::StartMarkedSteps(absl::Time now) {
 }
 
 LaneGate AgentImpl::WorkflowGate(
-    const workflow::WorkflowSpec& spec, absl::Time steady,
+    absl::string_view type, absl::Time steady,
     absl::flat_hash_set<std::string>* probing) const {
-  LaneGate gate = LaneGate::kOpen;
-  for (const workflow::StepSpec& step : spec.steps) {
-    for (const workflow::TargetSpec& target : step.targets) {
-      const LaneGate g =
-          reachability_.Gate(target.choice.destination, steady, probing);
-      if (g == LaneGate::kClosed) return LaneGate::kClosed;
-      if (g == LaneGate::kOne) gate = LaneGate::kOne;
+  // Each destination once: a second look at one given its probe this round
+  // would find it closed, and the lane would never probe.
+  absl::flat_hash_set<absl::string_view> names;
+  for (const workflow::WorkflowSpec* spec : definitions_.SpecsOf(type)) {
+    for (const workflow::StepSpec& step : spec->steps) {
+      for (const workflow::TargetSpec& target : step.targets) {
+        names.insert(target.choice.destination);
+      }
     }
+  }
+  if (WorkflowFor(config_, type, "") == nullptr) {
+    // Its events not started yet are plain ones now.
+    absl::StatusOr<const Destination*> plain = Route(config_, type, "");
+    if (plain.ok()) names.insert((*plain)->name);
+  }
+  LaneGate gate = LaneGate::kOpen;
+  for (absl::string_view name : names) {
+    const LaneGate g = reachability_.Gate(name, steady, probing);
+    if (g == LaneGate::kClosed) return LaneGate::kClosed;
+    if (g == LaneGate::kOne) gate = LaneGate::kOne;
   }
   return gate;
 }
@@ -145,8 +204,11 @@ Settlement AgentImpl::SettleWorkflowAnswer(InFlight flight, const Decision& d,
   // written means the same request again, with the same id.
   internal::CrashPoint(w.action.revert ? internal::kWorkflowRevertAfterAnswer
                                        : internal::kWorkflowStepAfterAnswer);
-  return WorkflowSettlement(w.action, *w.spec, d, result,
-                            std::move(flight.event), config_, now);
+  Settlement s =
+      WorkflowSettlement(w.action, *w.run.spec, d, result,
+                         std::move(flight.event), *w.run.config, now);
+  definitions_.Attach(w.run, &s);
+  return s;
 }
 
 void AgentImpl::LogWorkflowSettlement(const Settlement& s) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "agent/config/definition.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status.h"
@@ -73,6 +74,60 @@ TEST(ConfigWorkflowTest, SeedOrderIsReadWithItsStepsTargetsAndReverts) {
   EXPECT_EQ(WorkflowFor(*config, "order.created", ""), &w);
   EXPECT_EQ(WorkflowFor(*config, "order.created", "billing"), nullptr);
   EXPECT_EQ(WorkflowFor(*config, "order.paid", ""), nullptr);
+}
+
+// What the store keeps for the workflows that start under this
+// configuration (agent/config/definition.h).
+TEST(ConfigWorkflowTest, ADefinitionHoldsTheWorkflowAndTheDestinationsItNames) {
+  absl::StatusOr<AgentConfig> config = Parse(absl::StrCat(
+      R"(destinations { name: "unused" url: "http://127.0.0.1:1/u" })",
+      kSeedOrder));
+  ASSERT_OUTBOX_OK(config);
+  const workflow::WorkflowSpec& w = config->workflows[0];
+  EXPECT_EQ(w.definition_id, WorkflowDefinitionId(w.definition));
+  EXPECT_EQ(WorkflowDefinitionType(w.definition), "order.created");
+  for (const char* named : {"inventory", "fraud", "billing", "high_value"}) {
+    EXPECT_THAT(w.definition, HasSubstr(absl::StrCat("\"", named, "\"")));
+  }
+  EXPECT_THAT(w.definition, ::testing::Not(HasSubstr("unused")));
+  // Parsed again, the same text is the same definition.
+  absl::StatusOr<AgentConfig> again = Parse(absl::StrCat(
+      R"(destinations { name: "unused" url: "http://127.0.0.1:1/u" })",
+      kSeedOrder));
+  ASSERT_OUTBOX_OK(again);
+  EXPECT_EQ(again->workflows[0].definition_id, w.definition_id);
+
+  // Loaded against a configuration without the workflow and without
+  // "inventory": the steps as they were; the destinations the configuration
+  // still has are its own (here "fraud" moved), the others the stored ones.
+  absl::StatusOr<AgentConfig> now = ParseAgentConfig(
+      R"(destinations { name: "fraud" url: "http://127.0.0.1:2/moved" }
+         destinations { name: "billing" url: "http://127.0.0.1:1/bill" }
+         destinations { name: "high_value" url: "http://127.0.0.1:1/hv" })",
+      "now.textproto");
+  ASSERT_OUTBOX_OK(now);
+  absl::StatusOr<AgentConfig> loaded =
+      LoadWorkflowDefinition(w.definition_id, w.definition, *now);
+  ASSERT_OUTBOX_OK(loaded);
+  ASSERT_EQ(loaded->workflows.size(), 1u);
+  EXPECT_EQ(loaded->workflows[0].steps.size(), 3u);
+  EXPECT_EQ(loaded->workflows[0].definition_id, w.definition_id);
+  EXPECT_EQ(FindDestination(*loaded, "fraud")->url, "http://127.0.0.1:2/moved");
+  EXPECT_EQ(FindDestination(*loaded, "inventory")->url,
+            "http://127.0.0.1:1/reserve");
+}
+
+TEST(ConfigWorkflowTest, ADamagedDefinitionIsDataLoss) {
+  absl::StatusOr<AgentConfig> config = Parse(kSeedOrder);
+  ASSERT_OUTBOX_OK(config);
+  const workflow::WorkflowSpec& w = config->workflows[0];
+  std::string damaged = w.definition;
+  damaged[damaged.find("fraud")] = 'F';  // still parses: the hash catches it
+  EXPECT_TRUE(absl::IsDataLoss(
+      LoadWorkflowDefinition(w.definition_id, damaged, *config).status()));
+  EXPECT_TRUE(absl::IsDataLoss(
+      LoadWorkflowDefinition(w.definition_id, "not a config {", *config)
+          .status()));
 }
 
 TEST(ConfigWorkflowTest, AReferenceToALaterStepIsRefused) {

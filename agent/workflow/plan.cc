@@ -275,6 +275,9 @@ WorkflowAction PlanWorkflow(const workflow::WorkflowSpec& spec,
       return a;
     }
   }
+  // A new workflow runs under `spec` from now on; so does one stored before
+  // definitions were kept, whose steps match it.
+  if (state.definition().empty()) state.set_definition(spec.definition_id);
   const bool cancelled = record != nullptr && record->cancelled;
   const WorkflowPhase phase = state.phase();
   if (cancelled && (phase == storage::WORKFLOW_PHASE_FORWARD ||

@@ -43,6 +43,10 @@ struct WorkflowSpec {
   // The event's payload is a JSON object with one member per step name.
   bool per_step_payloads = false;
   std::vector<StepSpec> steps;  // 1..kMaxSteps
+  // The definition as the store keeps it for the workflows that start under
+  // it, and its id (agent/config/definition.h): equal texts, one id.
+  std::string definition;
+  std::string definition_id;
 };
 
 inline constexpr int kMaxSteps = 32;

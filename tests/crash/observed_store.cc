@@ -206,6 +206,11 @@ absl::StatusOr<std::vector<std::string>> ObservedStore::ListWorkflowResults(
   return base_->ListWorkflowResults(event_id, limit);
 }
 
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
+ObservedStore::ListWorkflowDefinitions() {
+  return base_->ListWorkflowDefinitions();
+}
+
 absl::Status ObservedStore::RetryWorkflow(absl::string_view event_id,
                                           absl::string_view state) {
   absl::Status s = base_->RetryWorkflow(event_id, state);

@@ -110,6 +110,10 @@ class FailingReplayStore final : public Store {
       absl::string_view id, size_t limit) override {
     return base_->ListWorkflowResults(id, limit);
   }
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
+  ListWorkflowDefinitions() override {
+    return base_->ListWorkflowDefinitions();
+  }
   absl::Status RetryWorkflow(absl::string_view id,
                              absl::string_view state) override {
     return base_->RetryWorkflow(id, state);

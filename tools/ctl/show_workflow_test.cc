@@ -139,6 +139,24 @@ TEST_F(CtlShowWorkflowTest, ACompletedWorkflowsEventShowsAsGone) {
   EXPECT_EQ(Field(v["workflow"], "phase"), "completed");
 }
 
+TEST_F(CtlShowWorkflowTest, SaysWhichDefinitionTheWorkflowRunsUnder) {
+  const std::string definition = "wd1-0123456789abcdef0123456789abcdef";
+  storage::WorkflowState state =
+      State(storage::WORKFLOW_PHASE_FORWARD,
+            {Step("reserve", storage::STEP_STATUS_DONE)});
+  state.set_definition(definition);
+  const std::string id = MakeWorkflow(Settlement::Kind::kStepDone, state);
+  sink::ExitResult r = Ctl({"show", id});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ExpectInOrder(r.out, {"phase:            forward\n",
+                        "definition:       " + definition + "\n"});
+  const nlohmann::json v = Json(Ctl({"show", id, "--json"}));
+  EXPECT_EQ(Field(v["workflow"], "definition"), definition);
+  // One stored before definitions were kept names none.
+  const std::string old = NeedsAttention();
+  EXPECT_THAT(Ctl({"show", old}).out, HasSubstr("definition:       -\n"));
+}
+
 TEST_F(CtlShowWorkflowTest, AnEventWithoutAWorkflowHasNoWorkflowMember) {
   const std::string id = Commit(testing::MakeEvent("sale.created"));
   const nlohmann::json v = Json(Ctl({"show", id, "--json"}));

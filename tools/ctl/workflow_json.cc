@@ -68,6 +68,7 @@ nlohmann::ordered_json WorkflowJson(const WorkflowView& w, bool with_bodies) {
   nlohmann::ordered_json j = {{"phase", PhaseName(w)},
                               {"next_step", s.next_step()},
                               {"next_revert", s.next_revert()}};
+  SetBytes("definition", s.definition(), &j);
   SetBytes("cause", s.cause(), &j);
   j["cancelled"] = w.record.cancelled;
   SetBytes("cancel_reason", w.record.cancel_reason, &j);

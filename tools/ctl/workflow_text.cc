@@ -82,6 +82,10 @@ std::string WorkflowDetail(const WorkflowView& w, bool with_bodies) {
   const storage::WorkflowState& s = w.state;
   std::string out = "workflow:\n";
   AddField(&out, "phase", PhaseName(w));
+  // The definition it runs under, whatever the configuration says now;
+  // none in a state written before definitions were kept.
+  AddField(&out, "definition",
+           s.definition().empty() ? "-" : Quote(s.definition()));
   AppendPosition(s, &out);
   AddField(&out, "cause", s.cause().empty() ? "-" : Quote(s.cause()));
   AddField(&out, "cancelled", Cancel(w.record));

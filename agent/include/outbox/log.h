@@ -82,6 +82,11 @@ enum class LogEvent {
   kClockUntrusted,
   // The clock passed the store's mark again: delivery resumes.
   kClockTrusted,
+  // A workflow's definition cannot be used (a stored destination's file is
+  // gone, or its state names no definition and the configuration has no
+  // workflow for its type): every event of its type is held until the
+  // agent is reloaded or restarted. Once per type.
+  kWorkflowHeld,
   // Written by outbox-agent on SIGHUP: the configuration and credential
   // files were read again and the agent runs with them (requests in flight
   // finished under the old ones), or the new ones were refused and the old

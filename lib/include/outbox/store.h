@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -125,6 +126,12 @@ struct Settlement {
   // be sent: the store then writes the state without the mark, and
   // compensation does not resend a step that never went out.
   int32_t workflow_marked_step = -1;
+  // A workflow definition to keep, written under `workflow_definition_id`
+  // in the same batch (Store::ListWorkflowDefinitions), or empty. The agent
+  // sets it with the first state it writes that names a definition not yet
+  // stored, so the state never names one the store lacks.
+  std::string workflow_definition_id;
+  std::string workflow_definition;
 };
 
 // What Store::Settle did.
@@ -391,6 +398,12 @@ class Store {
   // `event_id`'s workflow, in the order they were written. Empty if none.
   virtual absl::StatusOr<std::vector<std::string>> ListWorkflowResults(
       absl::string_view event_id, size_t limit) = 0;
+  // The workflow definitions kept for workflows (Settlement::
+  // workflow_definition), as (id, definition) in id order: one per
+  // definition a workflow started under, so a few per configuration change,
+  // never one per workflow. Empty if none.
+  virtual absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
+  ListWorkflowDefinitions() = 0;
   // Puts the dead letter `event_id` back at the end of the queue (as
   // Replay) and writes `state` (an encoded WorkflowState, e.g. compensation
   // resumed at a step) as its workflow, in one synced write. For outboxctl

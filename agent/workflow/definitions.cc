@@ -1,0 +1,130 @@
+// Copyright (c) edge-outbox authors.
+
+#include "agent/workflow/definitions.h"
+
+#include <utility>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "agent/config/definition.h"
+#include "base/status_macros.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
+#include "proto/storage.pb.h"
+
+namespace outbox {
+
+std::string StoredDefinitionId(absl::string_view state) {
+  using google::protobuf::internal::WireFormatLite;
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t*>(state.data()),
+      static_cast<int>(state.size()));
+  std::string id;
+  for (uint32_t tag = in.ReadTag(); tag != 0; tag = in.ReadTag()) {
+    if (WireFormatLite::GetTagFieldNumber(tag) ==
+            storage::WorkflowState::kDefinitionFieldNumber &&
+        WireFormatLite::GetTagWireType(tag) ==
+            WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      if (!WireFormatLite::ReadBytes(&in, &id)) return "";
+      continue;  // the last occurrence wins, as in a full parse
+    }
+    if (!WireFormatLite::SkipField(&in, tag)) return "";
+  }
+  return id;
+}
+
+absl::Status WorkflowDefinitions::Init(Store* store) {
+  OUTBOX_ASSIGN_OR_RETURN(auto definitions, store->ListWorkflowDefinitions());
+  for (auto& [id, text] : definitions) {
+    Stored& s = stored_[id];
+    s.type = WorkflowDefinitionType(text);
+    s.text = std::move(text);
+    if (!s.type.empty()) stored_types_.insert(s.type);
+  }
+  return absl::OkStatus();
+}
+
+bool WorkflowDefinitions::MayBeWorkflow(
+    absl::string_view type, absl::string_view explicit_destination) const {
+  if (!explicit_destination.empty()) return false;
+  return stored_types_.contains(type) ||
+         WorkflowFor(*config_, type, explicit_destination) != nullptr;
+}
+
+absl::StatusOr<WorkflowRun> WorkflowDefinitions::RunFor(
+    const PendingEvent& event, const WorkflowRecord* record) {
+  const workflow::WorkflowSpec* configured =
+      WorkflowFor(*config_, event.type, event.destination);
+  const bool has_state = record != nullptr && !record->state.empty();
+  const std::string id = has_state ? StoredDefinitionId(record->state) : "";
+  if (id.empty()) {
+    if (configured != nullptr || !has_state) {
+      return WorkflowRun{configured, config_};  // null spec: a plain event
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the workflow of event ", event.id, " (type \"",
+        absl::CEscape(event.type),
+        "\") started before its definition was kept in the store, and the "
+        "configuration no longer has a workflow for that type: put the "
+        "workflow back in the configuration so it can finish"));
+  }
+  if (configured != nullptr && configured->definition_id == id) {
+    return WorkflowRun{configured, config_};
+  }
+  return Load(id);
+}
+
+absl::StatusOr<WorkflowRun> WorkflowDefinitions::Load(const std::string& id) {
+  auto it = stored_.find(id);
+  if (it == stored_.end()) {
+    return absl::DataLossError(absl::StrCat(
+        "a workflow runs under definition ", absl::CEscape(id),
+        ", which the store does not hold (outboxctl verify reports it)"));
+  }
+  Stored& s = it->second;
+  if (s.loaded == nullptr) {
+    OUTBOX_ASSIGN_OR_RETURN(AgentConfig loaded,
+                            LoadWorkflowDefinition(id, s.text, *config_));
+    s.loaded = std::make_unique<AgentConfig>(std::move(loaded));
+    for (const Destination& d : s.loaded->destinations) {
+      if (FindDestination(*config_, d.name) == nullptr) {
+        extra_destinations_.push_back(d.name);
+      }
+    }
+  }
+  return WorkflowRun{&s.loaded->workflows[0], s.loaded.get()};
+}
+
+std::vector<const workflow::WorkflowSpec*> WorkflowDefinitions::SpecsOf(
+    absl::string_view type) const {
+  std::vector<const workflow::WorkflowSpec*> specs;
+  if (const workflow::WorkflowSpec* w = WorkflowFor(*config_, type, "")) {
+    specs.push_back(w);
+  }
+  for (const auto& [id, s] : stored_) {
+    if (s.loaded != nullptr && s.type == type) {
+      specs.push_back(&s.loaded->workflows[0]);
+    }
+  }
+  return specs;
+}
+
+void WorkflowDefinitions::Attach(const WorkflowRun& run, Settlement* s) const {
+  if (run.spec == nullptr || run.spec->definition_id.empty() ||
+      stored_.contains(run.spec->definition_id)) {
+    return;
+  }
+  s->workflow_definition_id = run.spec->definition_id;
+  s->workflow_definition = run.spec->definition;
+}
+
+void WorkflowDefinitions::Written(const Settlement& s) {
+  if (s.workflow_definition.empty()) return;
+  Stored& stored = stored_[s.workflow_definition_id];
+  if (!stored.text.empty()) return;
+  stored.text = s.workflow_definition;
+  stored.type = WorkflowDefinitionType(stored.text);
+  if (!stored.type.empty()) stored_types_.insert(stored.type);
+}
+
+}  // namespace outbox

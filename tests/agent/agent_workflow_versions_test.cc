@@ -1,0 +1,222 @@
+// Copyright (c) edge-outbox authors.
+//
+// A workflow runs to its end under the definition it started with (issue
+// 25, item 4): the configuration changes between two runs of the real agent
+// against the real outbox-sink, and the running workflow goes on as it
+// would have. The hazards these tests pin down, as they were before the
+// store kept definitions:
+//   - dropping the workflow's event type sent its running workflow's event
+//     as a plain event to a "*" route, with its remaining steps skipped;
+//   - renaming the destination a taken step used made that step "no
+//     revert": the workflow ended compensated with its reservation held;
+//   - dropping the type, then cancelling a completed workflow, delivered
+//     the requeued event as a plain one instead of reverting its steps.
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "agent/config/config.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "proto/storage.pb.h"
+#include "tests/testing/status.h"
+#include "tests/testing/workflow_sink.h"
+
+namespace outbox {
+namespace {
+
+using testing::Concat;
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
+using testing::kHappyPath;
+using testing::kReverts;
+using ::testing::Not;
+
+// Nothing listens on port 1: a destination there is unreachable (held,
+// not attempted), so a workflow waits at its step for the next run.
+constexpr char kNowhere[] = "http://127.0.0.1:1";
+
+class AgentWorkflowVersionsTest : public testing::WorkflowSinkTest {
+ protected:
+  // The sink's base URL.
+  std::string Base() const { return absl::StrCat("http://127.0.0.1:", port_); }
+
+  // WorkflowConfig() with the destination at `path` unreachable.
+  std::string Unreachable(const std::string& config,
+                          const std::string& path) const {
+    return absl::StrReplaceAll(config,
+                               {{Base() + path, absl::StrCat(kNowhere, path)}});
+  }
+
+  // `config` without its workflows, every event type routed to a
+  // "catchall" destination at /api/catchall instead.
+  std::string WithoutWorkflows(const std::string& config) const {
+    const size_t at = config.find("workflows {");
+    EXPECT_NE(at, std::string::npos);
+    return absl::StrCat(
+        config.substr(0, at), Destination("catchall", "/api/catchall"),
+        "routes { event_type: \"*\" destination: \"catchall\" }\n");
+  }
+
+  // Runs an agent with `config` until the order's first step is done and
+  // the next one waits for an unreachable destination.
+  void RunUntilHeld(const std::string& config, size_t calls) {
+    std::unique_ptr<Agent> agent = MakeAgent(config);
+    ASSERT_NE(agent, nullptr);
+    for (int i = 0; i < 200 && Calls().size() < calls; ++i) {
+      ASSERT_OUTBOX_OK(agent->RunOnce(absl::Now() + absl::Milliseconds(20)));
+    }
+    ASSERT_OUTBOX_OK(agent->Drain());
+    ASSERT_EQ(Calls().size(), calls);
+  }
+
+  std::string DefinitionOf(const std::string& config) {
+    absl::StatusOr<AgentConfig> parsed =
+        ParseAgentConfig(config, dir_.Sub("agent.textproto"));
+    EXPECT_TRUE(parsed.ok()) << parsed.status();
+    return parsed.ok() ? parsed->workflows.at(0).definition_id : "";
+  }
+};
+
+TEST_F(AgentWorkflowVersionsTest,
+       AWorkflowWhoseTypeWasDroppedFinishesUnderItsDefinition) {
+  const std::string v1 = Unreachable(WorkflowConfig(), "/api/fraud/check");
+  const std::string id =
+      CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})");
+  RunUntilHeld(v1, 1);  // reserved; fraud unreachable
+
+  // The next configuration has no workflow at all, and its "fraud" is
+  // reachable again: the workflow takes its definition from the store and
+  // its destinations from the configuration where it still has them.
+  RunToEnd(WithoutWorkflows(WorkflowConfig()));
+  EXPECT_THAT(Paths(), ElementsAreArray(kHappyPath));
+  const storage::WorkflowState state = State(id);
+  EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_COMPLETED);
+  EXPECT_EQ(state.definition(), DefinitionOf(v1));
+  absl::StatusOr<Stats> stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->pending_events, 0u);
+  EXPECT_EQ(stats->dead_letters, 0u);
+
+  // A new order of the type, committed now, is a plain event.
+  CommitOrder(R"({"riskScore": 10})", "sale-2");
+  RunToEnd(WithoutWorkflows(WorkflowConfig()));
+  EXPECT_EQ(Paths().back(), "POST /api/catchall");
+}
+
+TEST_F(AgentWorkflowVersionsTest, ARenamedTargetOfATakenStepIsStillReverted) {
+  // Billing declines (422) once it is reachable: compensation follows.
+  const std::string v1 = Unreachable(WorkflowConfig(), "/api/billing");
+  const std::string id = CommitOrder(
+      R"({"riskScore": 10, "shippingType": "domestic", "simulate": "decline"})");
+  RunUntilHeld(v1, 3);  // reserved, checked, shipped; billing unreachable
+
+  // "inventory" is "stock" now, in the destinations and in the workflow.
+  const std::string v2 = absl::StrReplaceAll(
+      WorkflowConfig(),
+      {{"name: \"inventory\"", "name: \"stock\""},
+       {"destination: \"inventory\"", "destination: \"stock\""}});
+  ASSERT_NE(DefinitionOf(v2), DefinitionOf(v1));
+  RunToEnd(v2);
+  EXPECT_THAT(Paths(), ElementsAreArray(Concat(kHappyPath, kReverts)));
+  const storage::WorkflowState state = State(id);
+  EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_COMPENSATED);
+  EXPECT_EQ(state.steps(0).status(), storage::STEP_STATUS_REVERTED)
+      << "the reservation must be released, not left as 'no revert'";
+  EXPECT_EQ(state.definition(), DefinitionOf(v1));
+}
+
+TEST_F(AgentWorkflowVersionsTest,
+       ACancelAfterTheTypeWasDroppedRevertsTheSteps) {
+  const std::string id =
+      CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})");
+  RunToEnd(WorkflowConfig());
+  ASSERT_EQ(State(id).phase(), storage::WORKFLOW_PHASE_COMPLETED);
+
+  CancelOrder(id);  // queued again, to be compensated
+  RunToEnd(WithoutWorkflows(WorkflowConfig()));
+  EXPECT_THAT(Paths(), ElementsAreArray(Concat(kHappyPath, kReverts)));
+  EXPECT_EQ(State(id).phase(), storage::WORKFLOW_PHASE_COMPENSATED);
+}
+
+TEST_F(AgentWorkflowVersionsTest, EqualDefinitionsAreKeptOnce) {
+  CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})");
+  CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})", "sale-2");
+  RunToEnd(WorkflowConfig());
+  // The same text in a new run (a restart) is the same definition.
+  CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})", "sale-3");
+  RunToEnd(WorkflowConfig());
+  auto definitions = store_->ListWorkflowDefinitions();
+  ASSERT_OUTBOX_OK(definitions);
+  ASSERT_EQ(definitions->size(), 1u);
+  EXPECT_EQ(definitions->front().first, DefinitionOf(WorkflowConfig()));
+  // Paths, never secrets: the secrets file is named, its secret is not.
+  EXPECT_THAT(definitions->front().second, HasSubstr(secret_path_));
+  EXPECT_THAT(definitions->front().second, Not(HasSubstr(kSecret)));
+  // A changed workflow is a second definition.
+  CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})", "sale-4");
+  RunToEnd(
+      absl::StrReplaceAll(WorkflowConfig(), {{"event_type: \"order.created\"",
+                                              "event_type: \"order.created\" "
+                                              "payloads: \"whole\""}}));
+  definitions = store_->ListWorkflowDefinitions();
+  ASSERT_OUTBOX_OK(definitions);
+  EXPECT_EQ(definitions->size(), 2u);
+}
+
+// A stored definition whose destination the configuration dropped, and
+// whose file is gone too, cannot run: its type is held, nothing is sent or
+// dead-lettered, until a new agent finds the file back.
+TEST_F(AgentWorkflowVersionsTest,
+       ADefinitionThatCannotLoadHoldsItsTypeUntilReload) {
+  const std::string inventory_secret = SecretFile(kSecret);
+  const std::string v1 = absl::StrReplaceAll(
+      Unreachable(WorkflowConfig(), "/api/billing"),
+      {{absl::StrCat("/api/inventory/reserve\" secrets_file: \"", secret_path_),
+        absl::StrCat("/api/inventory/reserve\" secrets_file: \"",
+                     inventory_secret)}});
+  ASSERT_NE(v1.find(inventory_secret), std::string::npos);
+  const std::string id = CommitOrder(
+      R"({"riskScore": 10, "shippingType": "domestic", "simulate": "decline"})");
+  RunUntilHeld(v1, 3);
+
+  // The next configuration renames inventory (its revert then needs the
+  // stored copy), and that copy's secrets file is gone.
+  const std::string v2 = absl::StrReplaceAll(
+      WorkflowConfig(),
+      {{"name: \"inventory\"", "name: \"stock\""},
+       {"destination: \"inventory\"", "destination: \"stock\""}});
+  const std::string saved = inventory_secret + ".saved";
+  ASSERT_EQ(std::rename(inventory_secret.c_str(), saved.c_str()), 0);
+  {
+    std::unique_ptr<Agent> agent = MakeAgent(v2);
+    ASSERT_NE(agent, nullptr);
+    absl::StatusOr<uint64_t> pending = agent->Drain();
+    ASSERT_OUTBOX_OK(pending);
+    EXPECT_EQ(*pending, 1u);
+  }
+  EXPECT_EQ(Calls().size(), 3u) << "nothing sent while held";
+  int held = 0;
+  for (const LogRecord& r : agent_log_) {
+    if (r.event == LogEvent::kWorkflowHeld) {
+      ++held;
+      EXPECT_EQ(r.event_id, id);
+      EXPECT_THAT(r.message, HasSubstr("secrets_file"));
+    }
+  }
+  EXPECT_EQ(held, 1);
+  absl::StatusOr<Stats> stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->dead_letters, 0u);
+
+  ASSERT_EQ(std::rename(saved.c_str(), inventory_secret.c_str()), 0);
+  RunToEnd(v2);
+  EXPECT_THAT(Paths(), ElementsAreArray(Concat(kHappyPath, kReverts)));
+  EXPECT_EQ(State(id).phase(), storage::WORKFLOW_PHASE_COMPENSATED);
+}
+
+}  // namespace
+}  // namespace outbox
