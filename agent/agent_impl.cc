@@ -366,17 +366,42 @@ absl::Status AgentImpl::StopIfAsked(bool* stopping) {
 
 LaneGate AgentImpl::GateFor(const Lane& lane, absl::Time steady,
                             absl::flat_hash_set<std::string>* probing) const {
+  const bool unrouted = unrouted_.contains(UnroutedKey(lane));
   if (definitions_.MayBeWorkflow(lane.type, lane.destination)) {
-    if (held_workflow_types_.contains(lane.type)) return LaneGate::kClosed;
+    if (held_workflow_types_.contains(lane.type) || unrouted) {
+      return LaneGate::kClosed;
+    }
     // Its steps and reverts are webhooks: time-stamped.
     if (!clock_trust_.trusted()) return LaneGate::kClosed;
     return WorkflowGate(lane.type, steady, probing);
   }
   absl::StatusOr<const Destination*> d =
       Route(config_, lane.type, lane.destination);
-  if (!d.ok()) return LaneGate::kOpen;  // taken, to be dead-lettered
+  // No route: one event is taken, to name the lane in the record that says
+  // it is held (HoldUnrouted); then it stays closed.
+  if (!d.ok()) return unrouted ? LaneGate::kClosed : LaneGate::kOne;
   if (!clock_trust_.trusted() && StampsTime(**d)) return LaneGate::kClosed;
   return reachability_.Gate((*d)->name, steady, probing);
+}
+
+std::string AgentImpl::UnroutedKey(const Lane& lane) {
+  return absl::StrCat(lane.type, absl::string_view("\0", 1), lane.destination);
+}
+
+void AgentImpl::HoldUnrouted(const PendingEvent& event,
+                             const absl::Status& why) {
+  Lane lane;
+  lane.type = event.type;
+  lane.destination = event.destination;
+  if (!unrouted_.insert(UnroutedKey(lane)).second) return;
+  metrics_.SetUnroutedTypes(unrouted_.size());
+  // A configuration that lost a route must not empty the queue into the
+  // dead letters (Fluent Bit's #12225 is the same trap on a reload).
+  Log(LogSeverity::kError, LogEvent::kNoRoute,
+      absl::StrCat("event ", event.id, ": ", why.message(),
+                   "; held with every event of its type, none "
+                   "dead-lettered, until a reload or restart brings a route"),
+      event.id);
 }
 
 void AgentImpl::CheckClock() {
@@ -447,8 +472,7 @@ absl::Status AgentImpl::StartDueEvents() {
     absl::StatusOr<const Destination*> destination =
         Route(config_, event.type, event.destination);
     if (!destination.ok()) {
-      DeadLetterUnsent(std::move(event), AgentMetrics::DeadReason::kNoRoute,
-                       std::string(destination.status().message()));
+      HoldUnrouted(event, destination.status());
       continue;
     }
     if ((*destination)->batch.enabled) {

@@ -277,6 +277,11 @@ class AgentImpl final : public Agent {
   Reachability reachability_;
   // Which definition each workflow runs under (workflow/definitions.h).
   WorkflowDefinitions definitions_;
+  // Lanes (UnroutedKey) whose events no route takes: held, until a new
+  // agent (a reload, a restart) with a route.
+  static std::string UnroutedKey(const Lane& lane);
+  void HoldUnrouted(const PendingEvent& event, const absl::Status& why);
+  absl::flat_hash_set<std::string> unrouted_;
   // Event types held because a workflow's definition cannot be used
   // (HoldWorkflowType).
   absl::flat_hash_set<std::string> held_workflow_types_;

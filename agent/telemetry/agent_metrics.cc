@@ -14,7 +14,7 @@ constexpr const char* kOutcomeNames[AgentMetrics::kOutcomes] = {
     "2xx", "retryable_status", "timeout", "connection", "4xx",
     "410", "refused"};
 constexpr const char* kDeadReasonNames[AgentMetrics::kDeadReasons] = {
-    "rejected", "gave_up", "no_route", "unsendable", "undecodable"};
+    "rejected", "gave_up", "unsendable", "undecodable"};
 constexpr const char* kWorkflowEndNames[AgentMetrics::kWorkflowEnds] = {
     "completed", "compensated", "needs_attention"};
 
@@ -102,6 +102,12 @@ std::vector<MetricFamily> AgentMetrics::Families(
       "unsynchronized, with require_synchronized_clock): HTTP and Kafka "
       "destinations then hold their events.",
       clock_trusted_ ? 1.0 : 0.0));
+  out.push_back(Family(
+      "outbox_unrouted_types", Type::kGauge,
+      "Event types whose events no route of the configuration takes (or "
+      "that name a destination it lacks): held, not dead-lettered, until a "
+      "reload or restart brings a route.",
+      static_cast<double>(unrouted_types_)));
   AddDestinations(destinations, &out);
   MetricFamily commit = Family(
       "outbox_commit_duration_seconds", Type::kHistogram,

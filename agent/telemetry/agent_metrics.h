@@ -47,11 +47,10 @@ class AgentMetrics {
   enum class DeadReason {
     kRejected,     // a 3xx or 4xx answer
     kGaveUp,       // max_attempts or max_age reached
-    kNoRoute,      // no destination for it in the configuration
     kUnsendable,   // the transport refused the request itself
     kUndecodable,  // the stored entry did not decode (quarantined)
   };
-  static constexpr int kDeadReasons = 5;
+  static constexpr int kDeadReasons = 4;
 
   // How a workflow ended; the `end` label values.
   enum class WorkflowEnd {
@@ -79,6 +78,9 @@ class AgentMetrics {
   }
   // Whether the wall clock is trusted (ClockTrust): outbox_clock_trusted.
   void SetClockTrusted(bool trusted) { clock_trusted_ = trusted; }
+  // Event types (with an explicit destination, type and destination) held
+  // for want of a route: outbox_unrouted_types.
+  void SetUnroutedTypes(size_t n) { unrouted_types_ = n; }
   // A delivery recorded `since_commit` after its event was committed.
   void OnDelivered(absl::Duration since_commit) {
     delivery_latency_.Record(since_commit);
@@ -95,6 +97,7 @@ class AgentMetrics {
   std::array<uint64_t, kWorkflowEnds> workflows_{};
   LatencyHistogram delivery_latency_;
   bool clock_trusted_ = true;
+  size_t unrouted_types_ = 0;
 };
 
 // The outcome of the attempt `result` reports. REQUIRES: the request may

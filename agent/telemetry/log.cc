@@ -39,6 +39,7 @@ constexpr Named kEvents[] = {
     {LogEvent::kDestinationRefused, "destination_refused"},
     {LogEvent::kClockUntrusted, "clock_untrusted"},
     {LogEvent::kClockTrusted, "clock_trusted"},
+    {LogEvent::kNoRoute, "no_route"},
     {LogEvent::kWorkflowHeld, "workflow_held"},
     {LogEvent::kConfigReloaded, "config_reloaded"},
     {LogEvent::kConfigReloadRefused, "config_reload_refused"},

@@ -14,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/agent_fixture.h"
 #include "tests/testing/status.h"
@@ -207,22 +208,44 @@ TEST_F(AgentDeliveryTest, LostAnswerIsResentWithSameIdAndSeenAsDuplicate) {
   for (const std::string& id : ids) EXPECT_GE(Delivered()[id], 1) << id;
 }
 
-TEST_F(AgentDeliveryTest, UnroutableTypeIsDeadLetteredWithReason) {
+// A configuration without a route for a type (one that lost it in a
+// change, say) must not empty that type's backlog into the dead letters:
+// its events are held, and a configuration with the route sends them all.
+TEST_F(AgentDeliveryTest, AnUnroutedTypeIsHeldUntilARouteComes) {
   ASSERT_NO_FATAL_FAILURE(StartSink());
-  const std::vector<std::string> ids = CommitEvents(1, 0, "audit.trail");
-  const std::string config = absl::StrCat(R"(
+  const std::vector<std::string> audits = CommitEvents(3, 0, "audit.trail");
+  const std::vector<std::string> sales = CommitEvents(2, 0, "sale.created");
+  const std::string base =
+      absl::StrCat(R"(
     destinations { name: "sink" url: "http://127.0.0.1:)",
-                                          port_, R"(/" }
-    routes { event_type: "sale.*" destination: "sink" }
-  )");
-  auto agent = MakeAgent(config);
+                   port_, R"(/" secrets_file: ")", secret_path_, R"(" }
+    routes { event_type: "sale.*" destination: "sink" })");
+  {
+    auto agent = MakeAgent(base);
+    ASSERT_NE(agent, nullptr);
+    EXPECT_EQ(DrainWith(agent.get()), audits.size());
+  }
+  absl::StatusOr<Stats> stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->dead_letters, 0u);
+  EXPECT_EQ(SinkLog().size(), sales.size());
+  int records = 0;
+  for (const LogRecord& r : agent_log_) {
+    if (r.event != LogEvent::kNoRoute) continue;
+    ++records;
+    EXPECT_EQ(r.event_id, audits[0]);
+    EXPECT_THAT(r.message, ::testing::HasSubstr("audit.trail"));
+  }
+  EXPECT_EQ(records, 1) << "one record for the type, not one per event";
+
+  auto agent = MakeAgent(absl::StrCat(
+      base, R"( routes { event_type: "audit.*" destination: "sink" })"));
   ASSERT_NE(agent, nullptr);
   EXPECT_EQ(DrainWith(agent.get()), 0u);
-  auto dead = store_->FindDeadLetter(ids[0]);
-  ASSERT_OUTBOX_OK(dead);
-  EXPECT_NE(dead->reason.find("audit.trail"), std::string::npos)
-      << dead->reason;
-  EXPECT_TRUE(SinkLog().empty());
+  std::vector<std::string> sent;
+  for (const testing::SinkLine& l : SinkLog()) sent.push_back(l.id);
+  EXPECT_THAT(sent, ::testing::ElementsAre(sales[0], sales[1], audits[0],
+                                           audits[1], audits[2]));
 }
 
 }  // namespace

@@ -124,7 +124,7 @@ void CommitAll(const std::string& db, AgentRun* run) {
     run->ok_ids.push_back(Commit(store->get(), "t.ok", n++));
   run->flaky_id = Commit(store->get(), "t.flaky", n++);
   run->gone_id = Commit(store->get(), "t.gone", n++);
-  run->orphan_id = Commit(store->get(), "t.orphan", n++);  // no route
+  run->orphan_id = Commit(store->get(), "t.orphan", n++);  // no route: held
   for (int i = 0; i < kHeld; ++i) {
     run->held_ids.push_back(Commit(store->get(), "t.down", n++));
   }
@@ -168,7 +168,7 @@ void Drive(const testing::TempDir& dir, const std::string& format,
   };
   const bool outcomes = WaitUntil([&] {
     return logged(run->flaky_id, "dead-lettered") &&
-           logged(run->orphan_id, "dead-lettered") &&
+           logged(run->orphan_id, "held with every event of its type") &&
            logged(run->gone_id, "paused") &&
            logged("destination down", "unreachable") &&
            Count(ReadFile(dir.Sub("sink.log")), "\"status\":200") == 3;
@@ -284,7 +284,10 @@ TEST_P(OutboxAgentLogsTest, StateChangesNameTheirEvent) {
   const AgentRun& run = Run();
   EXPECT_EQ(LinesWith(run, run.flaky_id, "failed (HTTP 503"), 1u) << run.err;
   EXPECT_EQ(LinesWith(run, run.flaky_id, "dead-lettered"), 1u) << run.err;
-  EXPECT_EQ(LinesWith(run, run.orphan_id, "dead-lettered"), 1u) << run.err;
+  EXPECT_EQ(LinesWith(run, run.orphan_id, "held with every event of its type"),
+            1u)
+      << run.err;
+  EXPECT_EQ(LinesWith(run, run.orphan_id, "dead-lettered:"), 0u) << run.err;
   EXPECT_EQ(LinesWith(run, run.gone_id, "destination gone paused"), 1u)
       << run.err;
   EXPECT_EQ(LinesWith(run, "destination down unreachable sending event"), 1u)
@@ -360,7 +363,8 @@ TEST_F(OutboxAgentJsonLogsTest, StateChangesCarryEventIdAndDestination) {
   ASSERT_TRUE(dead.is_object()) << run.err;
   EXPECT_EQ(dead.value("destination", ""), "flaky");
   EXPECT_EQ(dead.value("level", ""), "error");
-  EXPECT_TRUE(Find(run, "dead_letter", run.orphan_id).is_object()) << run.err;
+  EXPECT_TRUE(Find(run, "no_route", run.orphan_id).is_object()) << run.err;
+  EXPECT_FALSE(Find(run, "dead_letter", run.orphan_id).is_object()) << run.err;
   const nlohmann::json paused = Find(run, "destination_paused", run.gone_id);
   ASSERT_TRUE(paused.is_object()) << run.err;
   EXPECT_EQ(paused.value("destination", ""), "gone");

@@ -43,9 +43,10 @@ using testing::MakeEvent;
 using testing::TargetCommand;
 
 constexpr char kSecret[] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-constexpr int kSales = 20;      // to the sink: delivered
-constexpr int kUnroutable = 3;  // no route: dead-lettered by the agent
-constexpr int kHeld = 2;        // to a port that refuses: stay pending
+constexpr int kSales = 20;    // to the sink: delivered
+constexpr int kRejected = 3;  // answered 422: dead-lettered by the agent
+constexpr int kHeld = 2;      // to a port that refuses: stay pending
+constexpr int kUnrouted = 2;  // no route takes them: held, not dead
 
 class MetricsEndToEndTest : public ::testing::Test {
  protected:
@@ -82,7 +83,8 @@ class MetricsEndToEndTest : public ::testing::Test {
       ASSERT_OUTBOX_OK((*store)->Commit(txn));
     };
     for (int i = 0; i < kSales; ++i) commit("sale.created", i);
-    for (int i = 0; i < kUnroutable; ++i) commit("other.thing", i);
+    for (int i = 0; i < kRejected; ++i) commit("other.thing", i);
+    for (int i = 0; i < kUnrouted; ++i) commit("stray.thing", i);
     for (int i = 0; i < kHeld; ++i) commit("audit.entry", i);
     ASSERT_OUTBOX_OK((*store)->Close());
   }
@@ -97,6 +99,9 @@ class MetricsEndToEndTest : public ::testing::Test {
         "/hook\" secrets_file: \"", secret_, "\" }\n",
         "destinations { name: \"refusing\" url: \"http://127.0.0.1:",
         refusing_->port(), "/hook\" }\n",
+        "destinations { name: \"rejecting\" url: \"http://127.0.0.1:",
+        sink_->port(), "/status/422\" secrets_file: \"", secret_, "\" }\n",
+        "routes { event_type: \"other.*\" destination: \"rejecting\" }\n",
         "routes { event_type: \"sale.*\" destination: \"sink\" }\n",
         "routes { event_type: \"audit.*\" destination: \"refusing\" }\n",
         "agent { metrics_file: \"", metrics_file(),
@@ -109,8 +114,9 @@ class MetricsEndToEndTest : public ::testing::Test {
     const absl::Time deadline = absl::Now() + timeout;
     const std::vector<std::string> settled = {
         absl::StrCat("outbox_delivered_total ", kSales),
-        absl::StrCat("outbox_dead_letters ", kUnroutable),
-        absl::StrCat("outbox_pending_events ", kHeld),
+        absl::StrCat("outbox_dead_letters ", kRejected),
+        absl::StrCat("outbox_pending_events ", kHeld + kUnrouted),
+        "outbox_unrouted_types 1",
         "outbox_destination_reachable{destination=\"refusing\"} 0"};
     while (absl::Now() < deadline) {
       std::set<std::string> lines;
@@ -201,8 +207,8 @@ TEST_F(MetricsEndToEndTest, AgentFileAndOutboxctlAgreeWithStatsAndTheSink) {
     EXPECT_EQ(Value(file, sample), stats[field].get<double>());
     EXPECT_EQ(Value(ctl, sample), stats[field].get<double>());
   }
-  EXPECT_EQ(stats["pending_events"], kHeld);
-  EXPECT_EQ(stats["dead_letters"], kUnroutable);
+  EXPECT_EQ(stats["pending_events"], kHeld + kUnrouted);
+  EXPECT_EQ(stats["dead_letters"], kRejected);
   EXPECT_GT(Value(file, "outbox_store_disk_bytes"), 0);
   EXPECT_GT(Value(ctl, "outbox_store_disk_bytes"), 0);
   // outboxctl prints the store's families only, as the agent names them.
@@ -218,7 +224,8 @@ TEST_F(MetricsEndToEndTest, AgentFileAndOutboxctlAgreeWithStatsAndTheSink) {
   for (const std::string& line : sink::ReadLines(dir_.Sub("sink.log"))) {
     int status = 0;
     (void)absl::SimpleAtoi(JsonField(line, "status").value_or(""), &status);
-    if (status / 100 == 2) ++answered_2xx;
+    if (status / 100 != 2) continue;  // the rejected ones
+    ++answered_2xx;
     ids.insert(JsonString(line, "id"));
   }
   EXPECT_EQ(ids.size(), static_cast<size_t>(kSales));
@@ -227,14 +234,16 @@ TEST_F(MetricsEndToEndTest, AgentFileAndOutboxctlAgreeWithStatsAndTheSink) {
   EXPECT_EQ(Value(file, "outbox_delivered_total"), ids.size());
   EXPECT_EQ(Value(file, "outbox_delivery_latency_seconds_count"), kSales);
   for (const char* outcome :
-       {"retryable_status", "timeout", "connection", "4xx", "410"}) {
+       {"retryable_status", "timeout", "connection", "410"}) {
     EXPECT_EQ(Value(file, absl::StrCat("outbox_attempts_total{outcome=\"",
                                        outcome, "\"}")),
               0)
         << outcome;
   }
-  EXPECT_EQ(Value(file, "outbox_dead_lettered_total{reason=\"no_route\"}"),
-            kUnroutable);
+  EXPECT_EQ(Value(file, "outbox_attempts_total{outcome=\"4xx\"}"), kRejected);
+  EXPECT_EQ(Value(file, "outbox_dead_lettered_total{reason=\"rejected\"}"),
+            kRejected);
+  EXPECT_EQ(Value(file, "outbox_unrouted_types"), 1);
   EXPECT_EQ(Value(file, "outbox_destination_reachable{destination=\"sink\"}"),
             1);
   EXPECT_EQ(

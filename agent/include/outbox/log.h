@@ -82,6 +82,10 @@ enum class LogEvent {
   kClockUntrusted,
   // The clock passed the store's mark again: delivery resumes.
   kClockTrusted,
+  // No route of the configuration takes an event's type (or the event
+  // names a destination it lacks): every event of that type is held, none
+  // dead-lettered, until the agent is reloaded or restarted. Once per type.
+  kNoRoute,
   // A workflow's definition cannot be used (a stored destination's file is
   // gone, or its state names no definition and the configuration has no
   // workflow for its type): every event of its type is held until the
