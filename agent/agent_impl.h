@@ -131,8 +131,8 @@ class AgentImpl final : public Agent {
   // destinations already given their one probe.
   LaneGate GateFor(const Lane& lane, absl::Time steady,
                    absl::flat_hash_set<std::string>* probing) const;
-  // Queues the settlement that dead-letters `event` unsent (no route, or
-  // a request no sender can make), and why, for metrics.
+  // Queues the settlement that dead-letters `event` unsent (a request no
+  // sender can make), and why, for metrics.
   void DeadLetterUnsent(PendingEvent event, AgentMetrics::DeadReason why,
                         std::string reason);
   // Starts `event` toward `destination`; false when the transport is full.
