@@ -2,11 +2,11 @@
 //
 // The delivery agent publishing to a real mosquitto broker (Debian's
 // package) on a free loopback port, with a subscriber recording every
-// message: properties, topics, FIFO per ordering key, a broker that is down
-// (not an attempt), one stopped mid-drain (nothing lost, duplicates carry
-// the same id), a not-authorized PUBACK (held), and TLS with client
-// certificates. Waits are bounded only to catch hangs; nothing asserts on how
-// fast anything was.
+// message: properties, topics, nothing retained, FIFO per ordering key, a
+// broker that is down (not an attempt), one stopped mid-drain (nothing lost,
+// duplicates carry the same id), a not-authorized PUBACK (held), and TLS
+// with client certificates. Waits are
+// bounded only to catch hangs; nothing asserts on how fast anything was.
 
 #include <algorithm>
 #include <map>
@@ -127,6 +127,34 @@ TEST_F(AgentMqttTest, EventsArriveOnTheirTopicWithTheirProperties) {
     EXPECT_EQ(PayloadN(got[i].payload), static_cast<int>(i));
   }
   EXPECT_EQ(agent->stats().delivered, 3u);
+}
+
+// Nothing is published retained: the broker would replay the last sale of
+// each topic to every new subscriber. The recorder sees the flag as
+// published; a subscriber that comes after the deliveries is replayed
+// nothing, so the first message it gets is the next event.
+TEST_F(AgentMqttTest, NothingIsRetainedForALaterSubscriber) {
+  ASSERT_NO_FATAL_FAILURE(StartBroker());
+  ASSERT_NO_FATAL_FAILURE(StartRecorder());
+  CommitEvents(3, /*keys=*/1);
+  auto agent = MakeAgent(MqttConfig());
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  ASSERT_TRUE(recorder_->WaitFor(3, absl::Seconds(20)));
+  for (const ReceivedMessage& m : recorder_->Received()) {
+    EXPECT_FALSE(m.retain) << Property(m, "event-id");
+  }
+  recorder::MqttRecorderOptions options;
+  options.port = broker_->plain_port();
+  options.filter = "fleet/#";
+  auto later = MqttRecorder::Start(options);  // returns once subscribed
+  ASSERT_OUTBOX_OK(later);
+  const std::string next = CommitEvents(1, /*keys=*/1).at(0);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  ASSERT_TRUE((*later)->WaitFor(1, absl::Seconds(20)));
+  const ReceivedMessage first = (*later)->Received().at(0);
+  EXPECT_EQ(Property(first, "event-id"), next) << "a retained message";
+  EXPECT_FALSE(first.retain);
 }
 
 TEST_F(AgentMqttTest, EachKeysEventsArriveInCommitOrder) {
