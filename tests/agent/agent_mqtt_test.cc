@@ -3,9 +3,9 @@
 // The delivery agent publishing to a real mosquitto broker (Debian's
 // package) on a free loopback port, with a subscriber recording every
 // message: properties, topics, nothing retained, FIFO per ordering key, a
-// broker that is down (not an attempt), one stopped mid-drain (nothing lost,
-// duplicates carry the same id), a not-authorized PUBACK (held), and TLS
-// with client certificates. Waits are
+// broker that is down or never sends its CONNACK (not an attempt), one
+// stopped mid-drain (nothing lost, duplicates carry the same id), a
+// not-authorized PUBACK (held), and TLS with client certificates. Waits are
 // bounded only to catch hangs; nothing asserts on how fast anything was.
 
 #include <algorithm>
@@ -21,6 +21,7 @@
 #include "tests/testing/agent_fixture.h"
 #include "tests/testing/status.h"
 #include "tests/testing/test_certs.h"
+#include "tests/testing/transport_test_util.h"
 #include "tools/recorder/mosquitto_broker.h"
 #include "tools/recorder/mqtt_recorder.h"
 
@@ -203,6 +204,55 @@ TEST_F(AgentMqttTest, BrokerDownIsNotAnAttemptAndDeliversOnceItIsBack) {
   }
   EXPECT_EQ(got, ids);
   EXPECT_EQ(agent->stats().retries_scheduled, 0u);
+}
+
+// A listener that accepts the TCP connection and never answers the CONNECT
+// (a hung broker, another protocol on the port) is as unreachable as a
+// refused connection once connect_timeout passes without a CONNACK: the
+// events are held, no attempt is counted, nothing is dead-lettered, and the
+// broker is probed again on a new connection.
+TEST_F(AgentMqttTest, ABrokerThatNeverSendsConnackIsProbedNotAttempted) {
+  testing::RawServer silent(testing::RawServer::Mode::kSilent);
+  const std::vector<std::string> ids = CommitEvents(3, /*keys=*/1);
+  auto agent = MakeAgent(absl::StrCat(R"(
+      destinations {
+        name: "fleet"
+        mqtt {
+          broker: "mqtt://127.0.0.1:)",
+                                      silent.port(), R"("
+          client_id: "till-7"
+          topic: "fleet/{type}"
+        }
+        connect_timeout: "300ms"
+      }
+      routes { event_type: "*" destination: "fleet" }
+      retry { base_delay: "50ms" max_delay: "400ms" }
+      agent { probe_interval_min: "100ms" probe_interval_max: "500ms" }
+    )"));
+  ASSERT_NE(agent, nullptr);
+  // Until the first connection was given up and a probe opened another.
+  // The bound is a hang guard: without a CONNACK deadline neither happens.
+  const absl::Time guard = absl::Now() + absl::Seconds(60);
+  while (absl::Now() < guard &&
+         (silent.connections() < 2 || agent->stats().offline_results == 0)) {
+    ASSERT_OUTBOX_OK(agent->RunOnce(absl::Now() + absl::Milliseconds(50)));
+  }
+  EXPECT_GE(silent.connections(), 2);
+  const AgentStats stats = agent->stats();
+  EXPECT_GE(stats.offline_results, 1u);
+  EXPECT_TRUE(stats.offline);
+  EXPECT_EQ(stats.retries_scheduled, 0u);  // not attempts
+  EXPECT_EQ(stats.dead_lettered, 0u);
+  for (const std::string& id : ids) {
+    auto e = store_->FindPending(id);
+    ASSERT_OUTBOX_OK(e);
+    EXPECT_EQ(e->attempts, 0u);
+  }
+  std::string said;
+  for (const LogRecord& r : agent_log_) {
+    if (r.event == LogEvent::kDestinationUnreachable) said = r.message;
+  }
+  EXPECT_NE(said.find("no CONNACK"), std::string::npos) << said;
 }
 
 // The broker stops (SIGTERM: it saves its sessions) while the agent is
