@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "agent/workflow/step_id.h"
@@ -104,7 +105,9 @@ class AgentWorkflowTest : public testing::AgentSinkTest {
         Destination("billing", "/api/billing"),
         Destination("high_value", "/api/high-value-processing"), R"(
         retry { base_delay: "20ms" max_delay: "50ms" max_attempts: 3 }
-        agent { probe_interval_min: "100ms" probe_interval_max: "1s" }
+        agent { probe_interval_min: "100ms" probe_interval_max: "1s"
+                metrics_file: ")",
+        MetricsPath(), R"(" }
         workflows {
           event_type: "order.created"
           steps {
@@ -135,6 +138,23 @@ class AgentWorkflowTest : public testing::AgentSinkTest {
           }
         }
       )");
+  }
+
+  std::string MetricsPath() const { return dir_.Sub("outbox.prom"); }
+
+  // outbox_workflows_finished_total{end="<end>"} in the metrics file, which
+  // every Drain rewrites; -1 if it is not there.
+  double WorkflowsFinished(const std::string& end) const {
+    const std::string sample =
+        absl::StrCat("outbox_workflows_finished_total{end=\"", end, "\"} ");
+    std::ifstream in(MetricsPath());
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind(sample, 0) != 0) continue;
+      double value = -1;
+      EXPECT_TRUE(absl::SimpleAtod(line.substr(sample.size()), &value)) << line;
+      return value;
+    }
+    return -1;
   }
 
   std::string CommitOrder(const std::string& payload,
@@ -245,6 +265,9 @@ TEST_F(AgentWorkflowTest, FourStepsRunInOrderEachWithItsOwnStableId) {
   ASSERT_OUTBOX_OK(stats);
   EXPECT_EQ(stats->pending_events, 0u);
   EXPECT_EQ(stats->dead_letters, 0u);
+  EXPECT_EQ(WorkflowsFinished("completed"), 1);
+  EXPECT_EQ(WorkflowsFinished("compensated"), 0);
+  EXPECT_EQ(WorkflowsFinished("needs_attention"), 0);
 }
 
 TEST_F(AgentWorkflowTest, RoutesOnThePayloadAndOnAnEarlierResponse) {
@@ -273,6 +296,8 @@ TEST_F(AgentWorkflowTest, DeclinedBillingRevertsShippingThenInventory) {
   absl::StatusOr<DeadLetter> dead = store_->FindDeadLetter(id);
   ASSERT_OUTBOX_OK(dead);
   EXPECT_THAT(dead->reason, HasSubstr("step billing failed"));
+  EXPECT_EQ(WorkflowsFinished("compensated"), 1);
+  EXPECT_EQ(WorkflowsFinished("completed"), 0);
 }
 
 // A compensation ends without a request (its last revert settled in an
@@ -400,6 +425,8 @@ TEST_F(AgentWorkflowTest, AReferenceThatDoesNotResolveNeedsAttention) {
   ASSERT_OUTBOX_OK(dead);
   EXPECT_THAT(dead->reason, HasSubstr("revert of step reserve"));
   EXPECT_THAT(dead->reason, HasSubstr("response:reserve:/nope"));
+  EXPECT_EQ(WorkflowsFinished("needs_attention"), 1);
+  EXPECT_EQ(WorkflowsFinished("compensated"), 0);
 }
 
 }  // namespace
