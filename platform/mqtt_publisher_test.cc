@@ -241,6 +241,27 @@ TEST_F(MqttPublisherTest, WrongPasswordIsAClearRefusal) {
   EXPECT_THAT(status.message(), Not(HasSubstr("secret")));
 }
 
+// The wrong password is refused whether or not it is sent at all; this is
+// the test that the right one is sent: the broker admits no anonymous
+// client once it has a password file.
+TEST_F(MqttPublisherTest, RightPasswordConnectsAndPublishes) {
+  BrokerConfig config;
+  config.user = "till";
+  config.password = "right-secret";
+  StartBroker(config);
+  StartRecorder("till", "right-secret");
+  options_.username = "till";
+  options_.password = "right-secret";
+  Connect();
+  ASSERT_EQ(publisher_->state(), MqttPublisher::State::kConnected)
+      << publisher_->connection_status();
+  ASSERT_TRUE(publisher_->Publish(Event(1)).ok());
+  ASSERT_TRUE(DriveUntilResults(1));
+  EXPECT_TRUE(results_[0].status.ok()) << results_[0].status;
+  ASSERT_TRUE(recorder_->WaitFor(1, absl::Seconds(20)));
+  EXPECT_EQ(recorder_->Received()[0].payload, "{\"n\":1}");
+}
+
 TEST_F(MqttPublisherTest, SessionPersistsAcrossReconnects) {
   StartBroker();
   Connect();
