@@ -312,5 +312,26 @@ TEST_F(MqttPublisherTlsTest, WrongCaIsAClearTlsError) {
   EXPECT_THAT(status.message(), HasSubstr("CA file"));
 }
 
+// A certificate the CA signed for another host: the chain is good, the
+// name is not 127.0.0.1's, so a client that checks host names refuses it
+// (as HTTP's CurlTransport does).
+TEST_F(MqttPublisherTest, CertificateForAnotherHostIsAClearTlsError) {
+  testing::TestCerts certs;
+  ASSERT_TRUE(testing::MakeTestCerts(dir_.path(), &certs).ok());
+  BrokerConfig config;
+  config.ca_file = certs.ca_cert;
+  config.cert_file = certs.other_host_cert;
+  config.key_file = certs.other_host_key;
+  StartBroker(config);
+  options_.use_tls = true;
+  options_.tls.ca_file = certs.ca_cert;
+  options_.tls.client_cert_file = certs.client_cert;
+  options_.tls.client_key_file = certs.client_key;
+  Connect();
+  EXPECT_EQ(publisher_->state(), MqttPublisher::State::kDisconnected);
+  const absl::Status status = publisher_->connection_status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+}
+
 }  // namespace
 }  // namespace outbox
