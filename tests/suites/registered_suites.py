@@ -37,13 +37,13 @@ SUITES = [
     ("MQTT", "libmosquitto-dev (OUTBOX_WITH_MQTT)",
      r"^(ConnackStatusTest|PubackStatusTest|MosquittoStatusTest)\.", 4,
      "PubackStatusTest.X"),
-    # 25: publisher, agent, TLS, the kill soak and the demo's MQTT story.
+    # 27: publisher, agent, TLS, the kill soak and the demo's MQTT story.
     ("MQTT against the mosquitto broker",
      "libmosquitto-dev and mosquitto (the broker, mosquitto_passwd)",
      r"^(MqttPublisher|MqttPublisherTls|AgentMqtt|AgentMqttTls)Test\."
      r"|^PosSimKillTest\.Mqtt|^OutboxDemo\.ShortMqtt", 22,
      "AgentMqttTest.X"),
-    # 43: producer, status tables, agent, kill soak, the demo's Kafka story.
+    # 44: producer, status tables, agent, kill soak, the demo's Kafka story.
     ("Kafka", "librdkafka-dev (OUTBOX_WITH_KAFKA)",
      r"^(KafkaProducer\w*|Kafka\w+Status|AgentKafka)Test\."
      r"|^PosSimKillTest\.Kafka|^OutboxDemo\.ShortKafka", 38,
