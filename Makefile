@@ -21,6 +21,11 @@ all: build
 deps:
 	bash toolchains/install-deps.sh
 
+# The default preset builds MQTT and Kafka ON, not AUTO: a machine without
+# libmosquitto-dev or librdkafka-dev fails here instead of running fewer
+# tests, and the ctest Suites.EveryOptionalSuiteIsRegistered (tests/suites/)
+# fails when a suite that needs a program (mosquitto, qemu, faketime) was
+# left out.
 configure: deps
 	cmake --preset default
 

@@ -56,9 +56,12 @@ class KafkaProducerTlsTest : public ::testing::Test {
     ASSERT_OUTBOX_OK(outbox::testing::MakeTestCerts(dir_.path(), &certs_));
     options_.security = KafkaSecurity::kSsl;
   }
-  void StartServer(bool require_client_cert = false) {
+  // `other_host`: with the CA's certificate for other-host.invalid instead
+  // of 127.0.0.1's.
+  void StartServer(bool require_client_cert = false, bool other_host = false) {
     server_ = std::make_unique<httplib::SSLServer>(
-        certs_.server_cert.c_str(), certs_.server_key.c_str(),
+        (other_host ? certs_.other_host_cert : certs_.server_cert).c_str(),
+        (other_host ? certs_.other_host_key : certs_.server_key).c_str(),
         require_client_cert ? certs_.ca_cert.c_str() : nullptr);
     ASSERT_TRUE(server_->is_valid());
     // It waits this long for an HTTP request line before hanging up on
@@ -89,6 +92,15 @@ TEST_F(KafkaProducerTlsTest, TrustedCaPassesTheHandshake) {
   // not a TLS failure.
   const absl::Status status = FirstClusterError(options_);
   EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
+}
+
+// The chain is good, the name is not 127.0.0.1's: refused as TLS, where a
+// producer that did not check host names would get past the handshake.
+TEST_F(KafkaProducerTlsTest, CertificateForAnotherHostIsAFailedPrecondition) {
+  StartServer(/*require_client_cert=*/false, /*other_host=*/true);
+  options_.tls.ca_file = certs_.ca_cert;
+  const absl::Status status = FirstClusterError(options_);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
 }
 
 TEST_F(KafkaProducerTlsTest, ClientCertificateIsPresented) {

@@ -241,6 +241,27 @@ TEST_F(MqttPublisherTest, WrongPasswordIsAClearRefusal) {
   EXPECT_THAT(status.message(), Not(HasSubstr("secret")));
 }
 
+// The wrong password is refused whether or not it is sent at all; this is
+// the test that the right one is sent: the broker admits no anonymous
+// client once it has a password file.
+TEST_F(MqttPublisherTest, RightPasswordConnectsAndPublishes) {
+  BrokerConfig config;
+  config.user = "till";
+  config.password = "right-secret";
+  StartBroker(config);
+  StartRecorder("till", "right-secret");
+  options_.username = "till";
+  options_.password = "right-secret";
+  Connect();
+  ASSERT_EQ(publisher_->state(), MqttPublisher::State::kConnected)
+      << publisher_->connection_status();
+  ASSERT_TRUE(publisher_->Publish(Event(1)).ok());
+  ASSERT_TRUE(DriveUntilResults(1));
+  EXPECT_TRUE(results_[0].status.ok()) << results_[0].status;
+  ASSERT_TRUE(recorder_->WaitFor(1, absl::Seconds(20)));
+  EXPECT_EQ(recorder_->Received()[0].payload, "{\"n\":1}");
+}
+
 TEST_F(MqttPublisherTest, SessionPersistsAcrossReconnects) {
   StartBroker();
   Connect();
@@ -289,6 +310,27 @@ TEST_F(MqttPublisherTlsTest, WrongCaIsAClearTlsError) {
   const absl::Status status = publisher_->connection_status();
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
   EXPECT_THAT(status.message(), HasSubstr("CA file"));
+}
+
+// A certificate the CA signed for another host: the chain is good, the
+// name is not 127.0.0.1's, so a client that checks host names refuses it
+// (as HTTP's CurlTransport does).
+TEST_F(MqttPublisherTest, CertificateForAnotherHostIsAClearTlsError) {
+  testing::TestCerts certs;
+  ASSERT_TRUE(testing::MakeTestCerts(dir_.path(), &certs).ok());
+  BrokerConfig config;
+  config.ca_file = certs.ca_cert;
+  config.cert_file = certs.other_host_cert;
+  config.key_file = certs.other_host_key;
+  StartBroker(config);
+  options_.use_tls = true;
+  options_.tls.ca_file = certs.ca_cert;
+  options_.tls.client_cert_file = certs.client_cert;
+  options_.tls.client_key_file = certs.client_key;
+  Connect();
+  EXPECT_EQ(publisher_->state(), MqttPublisher::State::kDisconnected);
+  const absl::Status status = publisher_->connection_status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
 }
 
 }  // namespace

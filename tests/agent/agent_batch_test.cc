@@ -3,8 +3,9 @@
 // Batched HTTP (Destination::batch) against the real outbox-sink: a key's
 // events go in batches, in order, each settled by the one answer; unkeyed
 // events share batches; failures retry and rejections dead-letter every
-// event of the batch; max_wait holds a batch that is not full. Waits are
-// bounded only to catch hangs; nothing asserts on how fast anything was.
+// event of the batch; max_wait holds a batch that is not full; a workflow
+// event or one with deliver_after ends a key's run. Waits are bounded only
+// to catch hangs; nothing asserts on how fast anything was.
 
 #include <algorithm>
 #include <map>
@@ -14,6 +15,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/agent_fixture.h"
 #include "tests/testing/sink_process.h"
@@ -148,6 +150,75 @@ TEST_F(AgentBatchTest, MaxWaitHoldsABatchThatIsNotFull) {
   EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
   EXPECT_EQ(SinkLog().size(), 5u);
   EXPECT_EQ(agent->stats().requests, 1u);
+}
+
+// A workflow event behind a batched event of its key is no batch line: the
+// batch ends before it, its step runs (a request of its own, at the step's
+// destination), and the key's next event waits for the workflow.
+TEST_F(AgentBatchTest, AWorkflowEventBehindABatchedOneRunsItsSteps) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  const std::string before = CommitEvents(1, /*keys=*/1).at(0);
+  const std::string order = CommitEvents(1, /*keys=*/1, "order.created").at(0);
+  const std::string after = CommitEvents(1, /*keys=*/1).at(0);
+  const std::string workflow = absl::StrCat(
+      "destinations { name: \"inventory\" url: \"http://127.0.0.1:", port_,
+      "/api/inventory/reserve\" secrets_file: \"", secret_path_, "\" }\n",
+      "workflows { event_type: \"order.created\"",
+      " steps { name: \"reserve\" destination: \"inventory\" } }\n");
+  auto agent =
+      MakeAgent(Config("/batch", workflow, "batch { max_events: 10 }"));
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  const std::vector<testing::SinkLine> log = SinkLog();
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_EQ(log[0].path, "/batch");
+  EXPECT_EQ(log[0].id, before);
+  EXPECT_EQ(log[1].path, "/api/inventory/reserve");
+  EXPECT_NE(log[1].id, order);  // a step's own id (workflow/step_id.h)
+  EXPECT_EQ(PayloadN(log[1].body), 0);
+  EXPECT_EQ(log[1].status, 200);
+  EXPECT_EQ(log[2].path, "/batch");
+  EXPECT_EQ(log[2].id, after);
+  const std::vector<std::string> batches = BatchIds();
+  EXPECT_NE(batches[0], batches[2]);
+  auto dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  EXPECT_TRUE(dead->empty());
+}
+
+// Batched events with deliver_after (here behind a due event of their key,
+// where a batch takes its followers) are not sent before their time, and
+// then go together in a batch. The sink stamps each request as it arrives,
+// on the clock deliver_after is read on.
+TEST_F(AgentBatchTest, EventsWithDeliverAfterGoInABatchAtTheirTimeNotBefore) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  std::vector<std::string> ids = CommitEvents(1, /*keys=*/1);
+  const absl::Time later = absl::Now() + absl::Seconds(1);
+  for (int i = 1; i <= 3; ++i) {
+    Txn txn;
+    Event e;
+    e.type = "sale";
+    e.ordering_key = "k0";
+    e.payload = absl::StrCat(R"({"key":"k0","n":)", i, "}");
+    e.deliver_after = later;
+    ids.push_back(txn.Emit(e));
+    ASSERT_OUTBOX_OK(store_->Commit(txn).status());
+  }
+  auto agent = MakeAgent(BatchConfig("max_events: 10"));
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  const std::vector<testing::SinkLine> log = SinkLog();
+  ASSERT_EQ(log.size(), 4u);
+  const std::vector<std::string> batches = BatchIds();
+  for (size_t i = 0; i < log.size(); ++i) {
+    EXPECT_EQ(log[i].id, ids[i]);
+    EXPECT_EQ(log[i].status, 200);
+    if (i == 0) continue;
+    EXPECT_GE(log[i].ts_ms, absl::ToUnixMillis(later)) << "event " << i;
+    EXPECT_EQ(batches[i], batches[1]) << "event " << i;
+  }
+  EXPECT_NE(batches[0], batches[1]);
+  EXPECT_EQ(agent->stats().requests, 2u);
 }
 
 }  // namespace

@@ -32,11 +32,14 @@ class AgentMetricsTest : public testing::InProcessAgentTest {
  protected:
   std::string metrics_path() const { return dir_.Sub("outbox.prom"); }
 
-  std::string Config(const std::string& interval = "10s") const {
+  // `retry` goes inside the retry block.
+  std::string Config(const std::string& interval = "10s",
+                     const std::string& retry = "") const {
     return absl::StrCat(R"(
       destinations { name: "sink" url: "http://sink.test/" }
       routes { event_type: "*" destination: "sink" }
-      retry { base_delay: "1h" max_delay: "1h" }
+      retry { base_delay: "1h" max_delay: "1h" )",
+                        retry, R"( }
       agent { metrics_file: ")",
                         metrics_path(), "\" metrics_interval: \"", interval,
                         "\" }\n");
@@ -91,6 +94,22 @@ TEST_F(AgentMetricsTest, CountsAttemptsByOutcomeAndDeadLettersByReason) {
   EXPECT_EQ(Sample("outbox_dead_letters"), 1);
   EXPECT_EQ(Sample("outbox_in_flight_requests"), retried);
   EXPECT_EQ(Sample("outbox_delivery_latency_seconds_count"), 1);
+}
+
+// Out of attempts (max_attempts) is its own reason, apart from a receiver's
+// rejection: an operator reads it as "the receiver kept failing".
+TEST_F(AgentMetricsTest, AnEventOutOfAttemptsIsDeadLetteredAsGaveUp) {
+  AnswerAlways(Answer::kServerError);
+  CommitEvent(MakeEvent("sale"));
+  CommitEvent(MakeEvent("sale"));
+  auto agent = MakeAgent(Config("10s", "max_attempts: 1"));
+  ASSERT_NE(agent, nullptr);
+  ASSERT_EQ(RequestsNow(agent.get()), 2u);
+  NextInterval(agent.get());
+  EXPECT_EQ(Sample("outbox_attempts_total{outcome=\"retryable_status\"}"), 2);
+  EXPECT_EQ(Sample("outbox_dead_lettered_total{reason=\"gave_up\"}"), 2);
+  EXPECT_EQ(Sample("outbox_dead_lettered_total{reason=\"rejected\"}"), 0);
+  EXPECT_EQ(Sample("outbox_dead_letters"), 2);
 }
 
 TEST_F(AgentMetricsTest, CommitsOfTheEmbeddingProcessAreInTheCommitHistogram) {

@@ -2,11 +2,11 @@
 //
 // The delivery agent publishing to a real mosquitto broker (Debian's
 // package) on a free loopback port, with a subscriber recording every
-// message: properties, topics, FIFO per ordering key, a broker that is down
-// (not an attempt), one stopped mid-drain (nothing lost, duplicates carry
-// the same id), a not-authorized PUBACK (held), and TLS with client
-// certificates. Waits are bounded only to catch hangs; nothing asserts on how
-// fast anything was.
+// message: properties, topics, nothing retained, FIFO per ordering key, a
+// broker that is down or never sends its CONNACK (not an attempt), one
+// stopped mid-drain (nothing lost, duplicates carry the same id), a
+// not-authorized PUBACK (held), and TLS with client certificates. Waits are
+// bounded only to catch hangs; nothing asserts on how fast anything was.
 
 #include <algorithm>
 #include <map>
@@ -21,6 +21,7 @@
 #include "tests/testing/agent_fixture.h"
 #include "tests/testing/status.h"
 #include "tests/testing/test_certs.h"
+#include "tests/testing/transport_test_util.h"
 #include "tools/recorder/mosquitto_broker.h"
 #include "tools/recorder/mqtt_recorder.h"
 
@@ -129,6 +130,34 @@ TEST_F(AgentMqttTest, EventsArriveOnTheirTopicWithTheirProperties) {
   EXPECT_EQ(agent->stats().delivered, 3u);
 }
 
+// Nothing is published retained: the broker would replay the last sale of
+// each topic to every new subscriber. The recorder sees the flag as
+// published; a subscriber that comes after the deliveries is replayed
+// nothing, so the first message it gets is the next event.
+TEST_F(AgentMqttTest, NothingIsRetainedForALaterSubscriber) {
+  ASSERT_NO_FATAL_FAILURE(StartBroker());
+  ASSERT_NO_FATAL_FAILURE(StartRecorder());
+  CommitEvents(3, /*keys=*/1);
+  auto agent = MakeAgent(MqttConfig());
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  ASSERT_TRUE(recorder_->WaitFor(3, absl::Seconds(20)));
+  for (const ReceivedMessage& m : recorder_->Received()) {
+    EXPECT_FALSE(m.retain) << Property(m, "event-id");
+  }
+  recorder::MqttRecorderOptions options;
+  options.port = broker_->plain_port();
+  options.filter = "fleet/#";
+  auto later = MqttRecorder::Start(options);  // returns once subscribed
+  ASSERT_OUTBOX_OK(later);
+  const std::string next = CommitEvents(1, /*keys=*/1).at(0);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  ASSERT_TRUE((*later)->WaitFor(1, absl::Seconds(20)));
+  const ReceivedMessage first = (*later)->Received().at(0);
+  EXPECT_EQ(Property(first, "event-id"), next) << "a retained message";
+  EXPECT_FALSE(first.retain);
+}
+
 TEST_F(AgentMqttTest, EachKeysEventsArriveInCommitOrder) {
   ASSERT_NO_FATAL_FAILURE(StartBroker());
   ASSERT_NO_FATAL_FAILURE(StartRecorder());
@@ -175,6 +204,55 @@ TEST_F(AgentMqttTest, BrokerDownIsNotAnAttemptAndDeliversOnceItIsBack) {
   }
   EXPECT_EQ(got, ids);
   EXPECT_EQ(agent->stats().retries_scheduled, 0u);
+}
+
+// A listener that accepts the TCP connection and never answers the CONNECT
+// (a hung broker, another protocol on the port) is as unreachable as a
+// refused connection once connect_timeout passes without a CONNACK: the
+// events are held, no attempt is counted, nothing is dead-lettered, and the
+// broker is probed again on a new connection.
+TEST_F(AgentMqttTest, ABrokerThatNeverSendsConnackIsProbedNotAttempted) {
+  testing::RawServer silent(testing::RawServer::Mode::kSilent);
+  const std::vector<std::string> ids = CommitEvents(3, /*keys=*/1);
+  auto agent = MakeAgent(absl::StrCat(R"(
+      destinations {
+        name: "fleet"
+        mqtt {
+          broker: "mqtt://127.0.0.1:)",
+                                      silent.port(), R"("
+          client_id: "till-7"
+          topic: "fleet/{type}"
+        }
+        connect_timeout: "300ms"
+      }
+      routes { event_type: "*" destination: "fleet" }
+      retry { base_delay: "50ms" max_delay: "400ms" }
+      agent { probe_interval_min: "100ms" probe_interval_max: "500ms" }
+    )"));
+  ASSERT_NE(agent, nullptr);
+  // Until the first connection was given up and a probe opened another.
+  // The bound is a hang guard: without a CONNACK deadline neither happens.
+  const absl::Time guard = absl::Now() + absl::Seconds(60);
+  while (absl::Now() < guard &&
+         (silent.connections() < 2 || agent->stats().offline_results == 0)) {
+    ASSERT_OUTBOX_OK(agent->RunOnce(absl::Now() + absl::Milliseconds(50)));
+  }
+  EXPECT_GE(silent.connections(), 2);
+  const AgentStats stats = agent->stats();
+  EXPECT_GE(stats.offline_results, 1u);
+  EXPECT_TRUE(stats.offline);
+  EXPECT_EQ(stats.retries_scheduled, 0u);  // not attempts
+  EXPECT_EQ(stats.dead_lettered, 0u);
+  for (const std::string& id : ids) {
+    auto e = store_->FindPending(id);
+    ASSERT_OUTBOX_OK(e);
+    EXPECT_EQ(e->attempts, 0u);
+  }
+  std::string said;
+  for (const LogRecord& r : agent_log_) {
+    if (r.event == LogEvent::kDestinationUnreachable) said = r.message;
+  }
+  EXPECT_NE(said.find("no CONNACK"), std::string::npos) << said;
 }
 
 // The broker stops (SIGTERM: it saves its sessions) while the agent is

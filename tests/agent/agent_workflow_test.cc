@@ -49,6 +49,9 @@ TEST_F(AgentWorkflowTest, FourStepsRunInOrderEachWithItsOwnStableId) {
   ASSERT_OUTBOX_OK(stats);
   EXPECT_EQ(stats->pending_events, 0u);
   EXPECT_EQ(stats->dead_letters, 0u);
+  EXPECT_EQ(WorkflowsFinished("completed"), 1);
+  EXPECT_EQ(WorkflowsFinished("compensated"), 0);
+  EXPECT_EQ(WorkflowsFinished("needs_attention"), 0);
 }
 
 TEST_F(AgentWorkflowTest, RoutesOnThePayloadAndOnAnEarlierResponse) {
@@ -77,6 +80,8 @@ TEST_F(AgentWorkflowTest, DeclinedBillingRevertsShippingThenInventory) {
   absl::StatusOr<DeadLetter> dead = store_->FindDeadLetter(id);
   ASSERT_OUTBOX_OK(dead);
   EXPECT_THAT(dead->reason, HasSubstr("step billing failed"));
+  EXPECT_EQ(WorkflowsFinished("compensated"), 1);
+  EXPECT_EQ(WorkflowsFinished("completed"), 0);
 }
 
 // A compensation ends without a request (its last revert settled in an
@@ -204,6 +209,8 @@ TEST_F(AgentWorkflowTest, AReferenceThatDoesNotResolveNeedsAttention) {
   ASSERT_OUTBOX_OK(dead);
   EXPECT_THAT(dead->reason, HasSubstr("revert of step reserve"));
   EXPECT_THAT(dead->reason, HasSubstr("response:reserve:/nope"));
+  EXPECT_EQ(WorkflowsFinished("needs_attention"), 1);
+  EXPECT_EQ(WorkflowsFinished("compensated"), 0);
 }
 
 }  // namespace

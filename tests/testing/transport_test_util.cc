@@ -152,6 +152,7 @@ void RawServer::Serve() {
     if (poll(&p, 1, 50) <= 0) continue;
     const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
+    connections_.fetch_add(1);
     if (mode_ == Mode::kSilent) {
       held_.push_back(fd);
       continue;

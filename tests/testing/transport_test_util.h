@@ -78,6 +78,8 @@ class RawServer {
   RawServer& operator=(const RawServer&) = delete;
 
   int port() const { return port_; }
+  // Connections accepted so far, in every mode.
+  int connections() const { return connections_.load(); }
   int requests_read() const { return requests_read_.load(); }
   // The bytes of the last request read, headers and body.
   std::string last_request() const;
@@ -90,6 +92,7 @@ class RawServer {
   int listen_fd_ = -1;
   int port_ = -1;
   std::atomic<bool> stop_{false};
+  std::atomic<int> connections_{0};
   std::atomic<int> requests_read_{0};
   mutable absl::Mutex mu_;
   std::string last_request_ ABSL_GUARDED_BY(mu_);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -103,7 +104,9 @@ class WorkflowSinkTest : public AgentSinkTest {
         Destination("billing", "/api/billing"),
         Destination("high_value", "/api/high-value-processing"), R"(
         retry { base_delay: "20ms" max_delay: "50ms" max_attempts: 3 }
-        agent { probe_interval_min: "100ms" probe_interval_max: "1s" }
+        agent { probe_interval_min: "100ms" probe_interval_max: "1s"
+                metrics_file: ")",
+        MetricsPath(), R"(" }
         workflows {
           event_type: "order.created"
           steps {
@@ -134,6 +137,23 @@ class WorkflowSinkTest : public AgentSinkTest {
           }
         }
       )");
+  }
+
+  std::string MetricsPath() const { return dir_.Sub("outbox.prom"); }
+
+  // outbox_workflows_finished_total{end="<end>"} in the metrics file, which
+  // every Drain rewrites; -1 if it is not there.
+  double WorkflowsFinished(const std::string& end) const {
+    const std::string sample =
+        absl::StrCat("outbox_workflows_finished_total{end=\"", end, "\"} ");
+    std::ifstream in(MetricsPath());
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind(sample, 0) != 0) continue;
+      double value = -1;
+      EXPECT_TRUE(absl::SimpleAtod(line.substr(sample.size()), &value)) << line;
+      return value;
+    }
+    return -1;
   }
 
   std::string CommitOrder(const std::string& payload,

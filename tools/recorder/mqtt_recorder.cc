@@ -28,6 +28,7 @@ struct MqttRecorderCallbacks {
     got.payload.assign(static_cast<const char*>(message->payload),
                        message->payloadlen);
     got.qos = message->qos;
+    got.retain = message->retain;
     char* content_type = nullptr;
     if (mosquitto_property_read_string(props, MQTT_PROP_CONTENT_TYPE,
                                        &content_type, false) != nullptr) {
@@ -94,8 +95,10 @@ absl::StatusOr<std::unique_ptr<MqttRecorder>> MqttRecorder::Start(
   mosquitto_property_free_all(&connect_props);
   if (rc == MOSQ_ERR_SUCCESS) rc = mosquitto_loop_start(mosq);
   if (rc == MOSQ_ERR_SUCCESS) {
-    rc = mosquitto_subscribe_v5(mosq, nullptr, options.filter.c_str(), 1, 0,
-                                nullptr);
+    // Retain as published: by default a broker clears the flag on what it
+    // forwards live, and a retained publish would look like any other.
+    rc = mosquitto_subscribe_v5(mosq, nullptr, options.filter.c_str(), 1,
+                                MQTT_SUB_OPT_RETAIN_AS_PUBLISHED, nullptr);
   }
   if (rc != MOSQ_ERR_SUCCESS) return MosquittoError(rc);
   absl::MutexLock lock(&recorder->mu_);

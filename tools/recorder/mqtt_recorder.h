@@ -29,6 +29,10 @@ namespace outbox::recorder {
 struct ReceivedMessage {
   std::string topic, payload, content_type;
   int qos = 0;
+  // The retain flag as the publisher set it (the subscription asks the
+  // broker to keep it), and set on a retained message the broker replays
+  // to a new subscription.
+  bool retain = false;
   std::vector<std::pair<std::string, std::string>> user_properties;
 };
 
