@@ -53,25 +53,17 @@ SenderFactory FactoryFor(Destination::Kind kind) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Agent>> Agent::Create(Store* store,
-                                                     AgentOptions options) {
-  return CreateAgentForTest(store, std::move(options), AgentTestOptions());
+absl::StatusOr<std::unique_ptr<AgentImpl>> AgentImpl::Create(
+    Store* store, AgentOptions options, AgentConfig config,
+    const AgentTestOptions& test) {
+  std::unique_ptr<AgentImpl> agent(
+      new AgentImpl(store, std::move(options), std::move(config), test));
+  OUTBOX_RETURN_IF_ERROR(agent->Init());
+  return agent;
 }
 
-absl::StatusOr<std::unique_ptr<Agent>> CreateAgentForTest(
-    Store* store, AgentOptions options, const AgentTestOptions& test) {
-  if (store == nullptr) {
-    return absl::InvalidArgumentError("Agent::Create: store is null");
-  }
-  absl::StatusOr<AgentConfig> config =
-      !options.config_path.empty()
-          ? LoadAgentConfig(options.config_path)
-          : ParseAgentConfig(options.config_text, "config_text");
-  if (!config.ok()) return config.status();
-  std::unique_ptr<AgentImpl> agent(
-      new AgentImpl(store, std::move(options), *std::move(config), test));
-  OUTBOX_RETURN_IF_ERROR(agent->Init());
-  return std::unique_ptr<Agent>(std::move(agent));
+std::unique_ptr<HttpTransport> AgentImpl::TakeTransport() {
+  return http_->TakeTransport();
 }
 
 AgentImpl::AgentImpl(Store* store, AgentOptions options, AgentConfig config,

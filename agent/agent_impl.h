@@ -63,25 +63,30 @@ struct AgentTestOptions {
 absl::StatusOr<std::unique_ptr<Agent>> CreateAgentForTest(
     Store* store, AgentOptions options, const AgentTestOptions& test);
 
-class AgentImpl final : public Agent {
+// The delivery loop under one configuration: what Agent's methods do
+// (agent.cc's Agent forwards to it, and replaces it on Reload). Its own
+// fields of `options` are the transport, log, clock, watch_network and
+// shutdown_grace; the configuration comes parsed.
+class AgentImpl final {
  public:
-  ~AgentImpl() override;
+  static absl::StatusOr<std::unique_ptr<AgentImpl>> Create(
+      Store* store, AgentOptions options, AgentConfig config,
+      const AgentTestOptions& test);
+  ~AgentImpl();
 
-  absl::Status Run() override;
-  absl::StatusOr<uint64_t> Drain() override;
-  using Agent::RunOnce;
-  absl::Status RunOnce(absl::Time deadline) override;
-  int fd() const override { return poller_->fd(); }
-  void Stop() override;
-  void Interrupt() override;
-  absl::Status ResumeDestination(absl::string_view name) override;
-  AgentStats stats() const override;
+  absl::Status Run();
+  absl::StatusOr<uint64_t> Drain();
+  absl::Status RunOnce(absl::Time deadline);
+  int fd() const { return poller_->fd(); }
+  void Stop();
+  void Interrupt();
+  absl::Status ResumeDestination(absl::string_view name);
+  AgentStats stats() const;
+  // The HTTP transport, for the loop that replaces this one. REQUIRES:
+  // stopped (Run() returned after Stop()), so nothing is in flight in it.
+  std::unique_ptr<HttpTransport> TakeTransport();
 
  private:
-  friend class Agent;
-  friend absl::StatusOr<std::unique_ptr<Agent>> CreateAgentForTest(
-      Store*, AgentOptions, const AgentTestOptions&);
-
   // A workflow step (or revert) in flight: what was planned for it.
   struct WorkflowFlight {
     WorkflowRun run;

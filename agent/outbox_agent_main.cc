@@ -65,7 +65,7 @@ std::atomic<bool> g_stop{false};
 void OnSignal(int signal) {
   (signal == SIGHUP ? g_reload : g_stop).store(true);
   outbox::Agent* agent = g_agent.load();
-  if (agent == nullptr) return;  // between two agents: main looks at the flags
+  if (agent == nullptr) return;  // before or after the agent: main looks
   if (signal == SIGHUP) {
     agent->Interrupt();  // async-signal-safe
   } else {
@@ -139,46 +139,26 @@ absl::StatusOr<std::unique_ptr<outbox::Agent>> MakeAgent(
   return outbox::Agent::Create(store, std::move(options));
 }
 
-// SIGHUP: checks `config` and its credential files in full; if they are
-// right, stops `*agent` (its requests in flight finish under the old
-// configuration, within the shutdown grace; any left are resent later under
-// the same ids) and replaces it with one made from them. Returns the exit
-// code to end with, or -1 to go on.
-int Reload(outbox::Store* store, const std::string& config,
-           std::unique_ptr<outbox::Agent>* agent) {
-  absl::StatusOr<outbox::AgentConfig> checked = outbox::LoadAgentConfig(config);
-  if (!checked.ok()) {
-    Log(outbox::LogSeverity::kError, outbox::LogEvent::kConfigReloadRefused,
-        absl::StrCat("SIGHUP: ", checked.status().ToString(),
-                     "; going on with the configuration already running"));
-    return -1;
-  }
-  (*agent)->Stop();
-  absl::Status stopped = (*agent)->Run();  // lets the requests in flight end
-  if (!stopped.ok()) return Fail("delivering", stopped);
-  g_agent.store(nullptr);  // a SIGHUP meanwhile is this reload's
-  agent->reset();          // the new agent takes the store's wake-up
-  absl::StatusOr<std::unique_ptr<outbox::Agent>> next =
-      MakeAgent(store, config);
-  if (!next.ok()) return Fail("configuration", next.status());
-  *agent = *std::move(next);
-  g_reload.store(false);
-  g_agent.store(agent->get());
-  Log(outbox::LogSeverity::kInfo, outbox::LogEvent::kConfigReloaded,
-      absl::StrCat("SIGHUP: delivering with ", config,
-                   " as it is now, credential files read again"));
-  return -1;
+// SIGHUP: Agent::Reload reads `config` and its credential files again and
+// checks them in full; a wrong one is refused (config_reload_refused) and
+// the running one goes on. Otherwise the requests in flight finish under
+// the old configuration (within the shutdown grace; any left are resent
+// later under the same ids) and the agent goes on with the new one
+// (config_reloaded).
+// An error is logged by the agent; the configuration that ran before goes
+// on, or, if it could not be set up again either, the next Run() fails.
+void Reload(const std::string& config, outbox::Agent* agent) {
+  agent->Reload(config, "").IgnoreError();
 }
 
 // Runs `*agent` until SIGTERM or SIGINT, reloading on SIGHUP; returns the
 // exit code.
-int RunUntilStopped(outbox::Store* store, const std::string& config,
-                    std::unique_ptr<outbox::Agent>* agent) {
+int RunUntilStopped(const std::string& config, outbox::Agent* agent) {
   while (true) {
-    absl::Status s = (*agent)->Run();  // logs agent_stopped when asked to
+    absl::Status s = agent->Run();  // logs agent_stopped when asked to
     if (!s.ok()) return Fail("delivering", s);
     if (g_stop.load() || !g_reload.exchange(false)) return 0;  // stopped
-    if (int code = Reload(store, config, agent); code >= 0) return code;
+    Reload(config, agent);
     if (g_stop.load()) return 0;  // SIGTERM while reloading
   }
 }
@@ -235,7 +215,7 @@ int main(int argc, char** argv) {
   } else {
     Log(outbox::LogSeverity::kInfo, outbox::LogEvent::kAgentStarted,
         absl::StrCat("delivering from ", db));
-    code = RunUntilStopped(store->get(), config, &*agent);
+    code = RunUntilStopped(config, agent->get());
   }
   const outbox::AgentStats stats = (*agent)->stats();
   Log(outbox::LogSeverity::kInfo, outbox::LogEvent::kAgentExit,

@@ -31,6 +31,11 @@ class HttpSender final : public Sender {
   // Starts `request` as it is (its tag included). Errors as Start().
   absl::Status StartRequest(HttpRequest request);
   int fd() const override { return transport_->fd(); }
+  // The transport, for another sender. REQUIRES: nothing in flight
+  // (AbandonAll); this sender is unusable after.
+  std::unique_ptr<HttpTransport> TakeTransport() {
+    return std::move(transport_);
+  }
   absl::Status Process(absl::Time now, std::vector<SendResult>* done) override;
   size_t InFlight() const override { return transport_->InFlight(); }
   void AbandonAll(std::vector<SendResult>* done) override;

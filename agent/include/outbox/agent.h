@@ -129,6 +129,28 @@ class Agent {
   // signal handler.
   virtual void Interrupt() = 0;
 
+  // Replaces the configuration, as outbox-agent does on SIGHUP, for
+  // firmware that runs the agent in its own process: `config_path` (a file)
+  // or, when it is empty, `config_text`, as in AgentOptions; the other
+  // options stay. The new configuration and every file it names are read
+  // and checked in full first: if anything is wrong, the running
+  // configuration goes on, a config_reload_refused record says why, and
+  // the error is returned (the codes of Create). Otherwise the requests in
+  // flight finish under the configuration they started with (within
+  // shutdown_grace; any still out then are sent again later, under the
+  // same ids), and the agent goes on with the new one (config_reloaded):
+  // fd() stays the same descriptor and stats() keep counting. A workflow
+  // already running finishes under the definition it started with, and
+  // the events of a type the new configuration does not route are held,
+  // not dead-lettered. Blocks until the requests in flight are done.
+  // REQUIRES: called on the agent's thread, with Run() not running (call
+  // Interrupt() first, as outbox-agent does).
+  // Errors, besides the configuration's: those of a new transport, poller
+  // or broker connection (the old configuration then goes on if it can
+  // still be set up again; else the agent is stopped).
+  virtual absl::Status Reload(const std::string& config_path,
+                              const std::string& config_text) = 0;
+
   // Starts sending to a destination paused by an HTTP 410 again.
   // Errors: kNotFound for an unknown destination.
   virtual absl::Status ResumeDestination(absl::string_view name) = 0;

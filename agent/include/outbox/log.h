@@ -91,10 +91,10 @@ enum class LogEvent {
   // workflow for its type): every event of its type is held until the
   // agent is reloaded or restarted. Once per type.
   kWorkflowHeld,
-  // Written by outbox-agent on SIGHUP: the configuration and credential
-  // files were read again and the agent runs with them (requests in flight
-  // finished under the old ones), or the new ones were refused and the old
-  // go on (why in the message).
+  // Written by Agent::Reload (outbox-agent's SIGHUP): the configuration and
+  // credential files were read again and the agent runs with them (requests
+  // in flight finished under the old ones), or the new ones were refused
+  // and the old go on (why in the message).
   kConfigReloaded,
   kConfigReloadRefused,
   // Written by outbox-agent itself, not the library: delivering started,

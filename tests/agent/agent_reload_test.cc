@@ -1,0 +1,125 @@
+// Copyright (c) edge-outbox authors.
+//
+// Agent::Reload, for firmware that runs the agent in its own process (issue
+// 25, item 5; outbox-agent's SIGHUP goes through it too, tested with the
+// real binaries in outbox_agent_reload_test): against the real outbox-sink,
+// a wrong configuration is refused and the running one goes on; a right one
+// takes over with the same descriptor and counters, after the requests in
+// flight finished under the configuration they started with.
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "outbox/agent.h"
+#include "tests/testing/agent_fixture.h"
+#include "tests/testing/status.h"
+
+namespace outbox {
+namespace {
+
+using ::testing::HasSubstr;
+
+class AgentReloadTest : public testing::AgentSinkTest {
+ protected:
+  int Logged(LogEvent event) const {
+    int n = 0;
+    for (const LogRecord& r : agent_log_) n += r.event == event;
+    return n;
+  }
+
+  // The sink's log lines for `path`.
+  std::vector<testing::SinkLine> At(const std::string& path) const {
+    std::vector<testing::SinkLine> lines;
+    for (const testing::SinkLine& l : SinkLog()) {
+      if (l.path == path) lines.push_back(l);
+    }
+    return lines;
+  }
+};
+
+TEST_F(AgentReloadTest, AWrongConfigurationIsRefusedAndTheRunningOneGoesOn) {
+  StartSink();
+  std::unique_ptr<Agent> agent = MakeAgent(Config("/a"));
+  ASSERT_NE(agent, nullptr);
+  absl::Status refused = agent->Reload("", "destinations { name: \"x\" }");
+  EXPECT_TRUE(absl::IsInvalidArgument(refused)) << refused;
+  refused = agent->Reload(dir_.Sub("missing.textproto"), "");
+  EXPECT_TRUE(absl::IsNotFound(refused)) << refused;
+  EXPECT_EQ(Logged(LogEvent::kConfigReloadRefused), 2);
+  EXPECT_EQ(Logged(LogEvent::kConfigReloaded), 0);
+
+  CommitEvents(3);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  EXPECT_EQ(At("/a").size(), 3u);
+}
+
+TEST_F(AgentReloadTest, ARightOneTakesOverWithTheSameDescriptorAndCounters) {
+  StartSink();
+  std::unique_ptr<Agent> agent = MakeAgent(Config("/a"));
+  ASSERT_NE(agent, nullptr);
+  const int fd = agent->fd();
+  CommitEvents(2);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+
+  ASSERT_OUTBOX_OK(agent->Reload("", Config("/b")));
+  EXPECT_EQ(Logged(LogEvent::kConfigReloaded), 1);
+  EXPECT_EQ(agent->fd(), fd);
+  const std::vector<std::string> later = CommitEvents(3);
+  // The descriptor a firmware loop polls wakes it for the new loop's work.
+  ASSERT_OUTBOX_OK(agent->RunOnce(absl::Now() + absl::Seconds(10)));
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  EXPECT_EQ(At("/a").size(), 2u);
+  std::set<std::string> at_b;
+  for (const testing::SinkLine& l : At("/b")) at_b.insert(l.id);
+  EXPECT_EQ(at_b, std::set<std::string>(later.begin(), later.end()));
+  EXPECT_EQ(agent->stats().delivered, 5u);
+}
+
+// A request in flight when the reload comes finishes under the
+// configuration it started with, once: it is neither abandoned nor sent
+// again under the new one.
+TEST_F(AgentReloadTest, RequestsInFlightFinishUnderTheOldConfiguration) {
+  StartSink({"--delay-ms", "300"});
+  std::unique_ptr<Agent> agent = MakeAgent(Config("/a"));
+  ASSERT_NE(agent, nullptr);
+  const std::vector<std::string> first = CommitEvents(4);
+  ASSERT_OUTBOX_OK(agent->RunOnce());  // sends them; the answers take 300 ms
+  EXPECT_EQ(agent->stats().requests, 4u);
+  EXPECT_TRUE(SinkLog().empty());
+
+  ASSERT_OUTBOX_OK(agent->Reload("", Config("/b")));
+  EXPECT_EQ(At("/a").size(), 4u) << "Reload returns once they are answered";
+  CommitEvents(2);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  std::set<std::string> at_a;
+  for (const testing::SinkLine& l : At("/a")) {
+    EXPECT_EQ(l.status, 200);
+    at_a.insert(l.id);
+  }
+  EXPECT_EQ(at_a, std::set<std::string>(first.begin(), first.end()));
+  EXPECT_EQ(At("/b").size(), 2u) << "nothing of the first four sent again";
+  EXPECT_EQ(agent->stats().delivered, 6u);
+}
+
+// Stop() while no reload runs reaches the loop; a stopped agent stays
+// stopped across a reload.
+TEST_F(AgentReloadTest, AStoppedAgentStaysStoppedAfterAReload) {
+  StartSink();
+  std::unique_ptr<Agent> agent = MakeAgent(Config("/a"));
+  ASSERT_NE(agent, nullptr);
+  agent->Stop();
+  ASSERT_OUTBOX_OK(agent->Reload("", Config("/b")));
+  CommitEvents(2);
+  absl::StatusOr<uint64_t> pending = agent->Drain();
+  ASSERT_OUTBOX_OK(pending);
+  EXPECT_EQ(*pending, 2u);
+  EXPECT_TRUE(SinkLog().empty());
+}
+
+}  // namespace
+}  // namespace outbox
