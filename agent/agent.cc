@@ -200,9 +200,8 @@ absl::Status ReloadableAgent::Reload(const std::string& config_path,
   // The requests in flight finish under the configuration they started
   // with; what is still out after the grace is sent again later.
   impl_->Stop();
-  absl::Status stopped = impl_->Run();
+  const absl::Status stopped = impl_->Run();
   std::unique_ptr<HttpTransport> transport = Retire();
-  OUTBOX_RETURN_IF_ERROR(stopped);
   AgentConfig old = config_;
   absl::Status installed = Install(*std::move(config), std::move(transport));
   if (!installed.ok()) {
@@ -220,7 +219,9 @@ absl::Status ReloadableAgent::Reload(const std::string& config_path,
           "reload: delivering with ",
           config_path.empty() ? "the new configuration text" : config_path,
           ", credential files read again"));
-  return absl::OkStatus();
+  // The old loop's own last error (a store write it could not make while
+  // stopping), if any: the new loop runs all the same.
+  return stopped;
 }
 
 }  // namespace

@@ -213,5 +213,32 @@ TEST_F(AgentWorkflowTest, AReferenceThatDoesNotResolveNeedsAttention) {
   EXPECT_EQ(WorkflowsFinished("compensated"), 0);
 }
 
+// Two steps on one destination that went down: its lane must still get
+// its probe. (The gate once looked at the destination once per step; the
+// second look found the probe given to the first, closed the lane, and the
+// workflow waited forever.)
+TEST_F(AgentWorkflowTest, ADestinationUsedByTwoStepsIsProbedWhenItWasDown) {
+  const std::string config =
+      absl::StrCat(Destination("inventory", "/api/inventory/reserve"), R"(
+      agent { probe_interval_min: "50ms" probe_interval_max: "100ms" }
+      workflows {
+        event_type: "order.created"
+        steps { name: "first" destination: "inventory" }
+        steps { name: "second" destination: "inventory" }
+      })");
+  const int port = port_;
+  StopSink();
+  const std::string id = CommitOrder(R"({"riskScore": 10})");
+  std::unique_ptr<Agent> agent = MakeAgent(config);
+  ASSERT_NE(agent, nullptr);
+  ASSERT_OUTBOX_OK(agent->Drain());  // the first step finds it down
+  ASSERT_TRUE(agent->stats().offline);
+  StartSink({"--routes", routes_path_}, port);
+  DrainAll(agent.get());
+  EXPECT_THAT(Paths(), ElementsAre("POST /api/inventory/reserve",
+                                   "POST /api/inventory/reserve"));
+  EXPECT_EQ(State(id).phase(), storage::WORKFLOW_PHASE_COMPLETED);
+}
+
 }  // namespace
 }  // namespace outbox

@@ -147,7 +147,8 @@ class Agent {
   // Interrupt() first, as outbox-agent does).
   // Errors, besides the configuration's: those of a new transport, poller
   // or broker connection (the old configuration then goes on if it can
-  // still be set up again; else the agent is stopped).
+  // still be set up again; else the agent is stopped), or a store error the
+  // old loop met while it stopped (the new one runs all the same).
   virtual absl::Status Reload(const std::string& config_path,
                               const std::string& config_text) = 0;
 
