@@ -10,6 +10,20 @@
 
 namespace outbox {
 
+namespace {
+
+// The receiver's verdict, the destination's `answers` applied: HTTP by
+// status, MQTT by PUBACK reason code; Kafka by its fixed table.
+DeliveryOutcome OutcomeOf(const SendResult& result, const RetryPolicy& policy) {
+  if (result.http_status != 0) return ClassifyFor(result.http_status, policy);
+  if (result.reason_code >= 0) {
+    return ClassifyPubackFor(result.reason_code, result.outcome, policy);
+  }
+  return result.outcome;
+}
+
+}  // namespace
+
 Decision Decide(const SendResult& result, const PendingEvent& event,
                 const RetryPolicy& policy, absl::Time now,
                 absl::BitGenRef gen) {
@@ -38,9 +52,7 @@ Decision Decide(const SendResult& result, const PendingEvent& event,
   d.retry_age = NextRetryAge(event.retry_age, previous, now, policy);
   std::optional<absl::Duration> retry_after;
   if (result.transport.ok()) {
-    const DeliveryOutcome outcome =
-        result.http_status != 0 ? ClassifyFor(result.http_status, policy)
-                                : result.outcome;
+    const DeliveryOutcome outcome = OutcomeOf(result, policy);
     switch (outcome) {
       case DeliveryOutcome::kDelivered:
         d.kind = Decision::Kind::kDelivered;

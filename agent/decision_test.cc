@@ -174,6 +174,35 @@ TEST_F(DecideTest, TheDestinationsAnswersDecide) {
             Decision::Kind::kHoldDestination);  // not listed: the table
 }
 
+// MQTT: the destination's answers name PUBACK reason codes; a code they
+// do not name keeps the built-in meaning the sender gave it.
+TEST_F(DecideTest, TheDestinationsAnswersDecideAPuback) {
+  RetryPolicy policy;
+  policy.answers[0x97] = DeliveryOutcome::kHoldDestination;  // quota
+  policy.answers[0x87] = DeliveryOutcome::kDeadLetter;
+  auto puback = [](int code, DeliveryOutcome table) {
+    SendResult r;
+    r.reason_code = code;
+    r.outcome = table;
+    r.answer = "PUBACK";
+    return r;
+  };
+  auto decide = [&](const SendResult& r) {
+    return Decide(r, UntriedEvent(), policy, kNow, gen_).kind;
+  };
+  EXPECT_EQ(decide(puback(0x97, DeliveryOutcome::kRetry)),
+            Decision::Kind::kHoldDestination);
+  EXPECT_EQ(decide(puback(0x87, DeliveryOutcome::kHoldDestination)),
+            Decision::Kind::kDeadLetter);
+  EXPECT_EQ(decide(puback(0x90, DeliveryOutcome::kDeadLetter)),
+            Decision::Kind::kDeadLetter);  // not listed: the table
+  EXPECT_EQ(decide(puback(0x80, DeliveryOutcome::kRetry)),
+            Decision::Kind::kRetry);
+  policy.answers[0x10] = DeliveryOutcome::kDeadLetter;  // config refuses it
+  EXPECT_EQ(decide(puback(0x10, DeliveryOutcome::kDelivered)),
+            Decision::Kind::kDelivered);  // a success code always delivers
+}
+
 TEST_F(DecideTest, NeverReachedTheReceiverIsNotAnAttempt) {
   HttpResult r;
   r.transport = absl::UnavailableError("could not connect: refused");

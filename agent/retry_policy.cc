@@ -130,6 +130,13 @@ DeliveryOutcome ClassifyFor(int http_status, const RetryPolicy& policy) {
   return it != policy.answers.end() ? it->second : Classify(http_status);
 }
 
+DeliveryOutcome ClassifyPubackFor(int reason_code, DeliveryOutcome table,
+                                  const RetryPolicy& policy) {
+  if (reason_code < 0x80) return table;  // success: always delivered
+  auto it = policy.answers.find(reason_code);
+  return it != policy.answers.end() ? it->second : table;
+}
+
 absl::StatusOr<DeliveryOutcome> ParseAnswerOutcome(absl::string_view name) {
   if (name == "retry") return DeliveryOutcome::kRetry;
   if (name == "dead_letter") return DeliveryOutcome::kDeadLetter;

@@ -128,6 +128,10 @@ DeliveryOutcome Classify(int http_status);
 
 // Classify(), unless `policy.answers` names `http_status`.
 DeliveryOutcome ClassifyFor(int http_status, const RetryPolicy& policy);
+// The meaning `policy.answers` gives the refusing MQTT PUBACK reason code
+// `reason_code` (0x80..0xFF), else `table`, the built-in one's.
+DeliveryOutcome ClassifyPubackFor(int reason_code, DeliveryOutcome table,
+                                  const RetryPolicy& policy);
 
 // "delivered", "retry", "pause_destination", "dead_letter" or
 // "hold_destination", for logs.

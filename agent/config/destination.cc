@@ -291,17 +291,22 @@ absl::Status ParseAnswers(const Checker& c, const Node& node,
                           Destination* out) {
   const auto& in = static_cast<const config::Destination&>(*node.message);
   if (in.answers().empty()) return absl::OkStatus();
-  if (out->kind != Destination::Kind::kHttp) {
+  if (out->kind == Destination::Kind::kKafka) {
     return c.Error(node, "answers", -1,
-                   "applies to HTTP destinations only (MQTT and Kafka "
-                   "answers are read as docs/transports.md says)");
+                   "applies to HTTP and MQTT destinations (Kafka's answers "
+                   "are error classes, read as docs/transports.md says)");
   }
+  const bool mqtt = out->kind == Destination::Kind::kMqtt;
   for (const auto& [status, meaning] : in.answers()) {
-    if (status < 300 || status > 599) {
-      return c.Error(node, "answers", -1,
-                     absl::StrCat("status ", status,
-                                  " cannot be given a meaning: use 300..599 "
-                                  "(a 2xx is always delivered)"));
+    if (mqtt ? (status < 0x80 || status > 0xFF)
+             : (status < 300 || status > 599)) {
+      return c.Error(
+          node, "answers", -1,
+          absl::StrCat(mqtt ? "PUBACK reason code " : "status ", status,
+                       " cannot be given a meaning: use ",
+                       mqtt ? "128..255 (0x80..0xFF; a success code is always "
+                              "delivered)"
+                            : "300..599 (a 2xx is always delivered)"));
     }
     absl::StatusOr<DeliveryOutcome> outcome = ParseAnswerOutcome(meaning);
     if (!outcome.ok()) {

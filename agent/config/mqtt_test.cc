@@ -66,6 +66,21 @@ TEST_F(ConfigMqttTest, MinimalDestinationTakesTheDefaults) {
   EXPECT_TRUE(d.mqtt.password.empty());
 }
 
+TEST_F(ConfigMqttTest, AnswersNamePubackReasonCodes) {
+  absl::StatusOr<AgentConfig> config =
+      Parse(Fleet(Minimal(), "  answers { key: 151 value: \"hold\" }\n"));
+  ASSERT_OUTBOX_OK(config);
+  EXPECT_EQ(config->destinations[0].retry.answers.at(0x97),
+            DeliveryOutcome::kHoldDestination);
+  EXPECT_THAT(
+      ErrorOf(Fleet(Minimal(), "  answers { key: 16 value: \"retry\" }\n")),
+      HasSubstr("PUBACK reason code 16 cannot be given a meaning: use "
+                "128..255"));
+  EXPECT_THAT(
+      ErrorOf(Fleet(Minimal(), "  answers { key: 503 value: \"retry\" }\n")),
+      HasSubstr("use 128..255"));
+}
+
 TEST_F(ConfigMqttTest, MqttsDefaultsToPort8883AndAnExplicitPortWins) {
   absl::StatusOr<AgentConfig> tls =
       Parse(Fleet(Minimal("mqtts://broker.example.com")));

@@ -44,6 +44,7 @@ SendResult FromMqtt(const MqttResult& r) {
     return out;
   }
   // The broker answered.
+  out.reason_code = r.reason_code;
   out.answer = absl::StrFormat("PUBACK 0x%02x", r.reason_code);
   if (r.status.ok()) {
     out.outcome = DeliveryOutcome::kDelivered;

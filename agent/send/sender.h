@@ -48,6 +48,8 @@ struct SendResult {
   std::string answer;
   // The HTTP status for the store's attempt record; 0 for other kinds.
   int http_status = 0;
+  // MQTT: the PUBACK's reason code when the broker answered; else -1.
+  int reason_code = -1;
   // How long the receiver asked to wait before the next attempt, if it did.
   std::optional<absl::Duration> retry_after;
   // The whole HTTP answer (HTTP senders only): a workflow step keeps its
