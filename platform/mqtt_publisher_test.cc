@@ -276,12 +276,14 @@ TEST_F(MqttPublisherTest, SessionPersistsAcrossReconnects) {
 
 class MqttPublisherTlsTest : public MqttPublisherTest {
  protected:
-  void SetUp() override {
+  void SetUp() override { StartTlsBroker(/*other_host=*/false); }
+  // A broker with the CA's certificate for 127.0.0.1, or for another host.
+  void StartTlsBroker(bool other_host) {
     ASSERT_TRUE(testing::MakeTestCerts(dir_.path(), &certs_).ok());
     BrokerConfig config;
     config.ca_file = certs_.ca_cert;
-    config.cert_file = certs_.server_cert;
-    config.key_file = certs_.server_key;
+    config.cert_file = other_host ? certs_.other_host_cert : certs_.server_cert;
+    config.key_file = other_host ? certs_.other_host_key : certs_.server_key;
     StartBroker(config);
     options_.use_tls = true;
     options_.tls.client_cert_file = certs_.client_cert;
@@ -315,18 +317,13 @@ TEST_F(MqttPublisherTlsTest, WrongCaIsAClearTlsError) {
 // A certificate the CA signed for another host: the chain is good, the
 // name is not 127.0.0.1's, so a client that checks host names refuses it
 // (as HTTP's CurlTransport does).
-TEST_F(MqttPublisherTest, CertificateForAnotherHostIsAClearTlsError) {
-  testing::TestCerts certs;
-  ASSERT_TRUE(testing::MakeTestCerts(dir_.path(), &certs).ok());
-  BrokerConfig config;
-  config.ca_file = certs.ca_cert;
-  config.cert_file = certs.other_host_cert;
-  config.key_file = certs.other_host_key;
-  StartBroker(config);
-  options_.use_tls = true;
-  options_.tls.ca_file = certs.ca_cert;
-  options_.tls.client_cert_file = certs.client_cert;
-  options_.tls.client_key_file = certs.client_key;
+class MqttPublisherOtherHostTest : public MqttPublisherTlsTest {
+ protected:
+  void SetUp() override { StartTlsBroker(/*other_host=*/true); }
+};
+
+TEST_F(MqttPublisherOtherHostTest, CertificateForAnotherHostIsAClearTlsError) {
+  options_.tls.ca_file = certs_.ca_cert;
   Connect();
   EXPECT_EQ(publisher_->state(), MqttPublisher::State::kDisconnected);
   const absl::Status status = publisher_->connection_status();
