@@ -358,7 +358,10 @@ absl::Status AgentImpl::StopIfAsked(bool* stopping) {
 
 LaneGate AgentImpl::GateFor(const Lane& lane, absl::Time steady,
                             absl::flat_hash_set<std::string>* probing) const {
-  const bool unrouted = unrouted_.contains(UnroutedKey(lane));
+  // (No key is built in the common case, nothing unrouted: this runs for
+  // every lane in every round.)
+  const bool unrouted =
+      !unrouted_.empty() && unrouted_.contains(UnroutedKey(lane));
   if (definitions_.MayBeWorkflow(lane.type, lane.destination)) {
     if (held_workflow_types_.contains(lane.type) || unrouted) {
       return LaneGate::kClosed;
