@@ -91,7 +91,10 @@ class ReloadableAgent final : public Agent {
     stop_requested_.store(true);
     Signal(&AgentImpl::Stop);
   }
-  void Interrupt() override { Signal(&AgentImpl::Interrupt); }
+  void Interrupt() override {
+    interrupts_.fetch_add(1);
+    Signal(&AgentImpl::Interrupt);
+  }
   absl::Status ResumeDestination(absl::string_view name) override {
     OUTBOX_RETURN_IF_ERROR(Running());
     return impl_->ResumeDestination(name);
@@ -147,6 +150,9 @@ class ReloadableAgent final : public Agent {
   std::atomic<AgentImpl*> live_{nullptr};
   std::atomic<int> users_{0};  // Signal() calls under way
   std::atomic<bool> stop_requested_{false};
+  // Interrupt() calls so far: one that comes while Reload lets the old loop
+  // finish is passed to the new one (the old loop no longer returns for it).
+  std::atomic<uint64_t> interrupts_{0};
   AgentStats before_;  // counters of the loops retired
 };
 
@@ -170,6 +176,9 @@ absl::Status ReloadableAgent::Install(
   live_.store(impl_.get());
   // A Stop() that came while there was no loop.
   if (stop_requested_.load()) impl_->Stop();
+  // A caller that polls fd() runs the new loop's first round at once: its
+  // due events, retries and the requests the last loop abandoned.
+  impl_->Wake();
   return absl::OkStatus();
 }
 
@@ -199,8 +208,16 @@ absl::Status ReloadableAgent::Reload(const std::string& config_path,
   }
   // The requests in flight finish under the configuration they started
   // with; what is still out after the grace is sent again later.
+  const uint64_t interrupts = interrupts_.load();
   impl_->Stop();
-  const absl::Status stopped = impl_->Run();
+  const absl::Status stopped = impl_->RunUntilStopped();
+  if (!stopped.ok()) {
+    Log(LogSeverity::kError, LogEvent::kInternalError,
+        absl::StrCat("reload: the old configuration's loop failed while it "
+                     "stopped: ",
+                     stopped.ToString(),
+                     "; its unsettled events stay pending"));
+  }
   std::unique_ptr<HttpTransport> transport = Retire();
   AgentConfig old = config_;
   absl::Status installed = Install(*std::move(config), std::move(transport));
@@ -212,8 +229,10 @@ absl::Status ReloadableAgent::Reload(const std::string& config_path,
     // be recovered from it): the old configuration gets a new one.
     absl::Status back = Install(std::move(old), nullptr);
     if (!back.ok()) stop_requested_.store(true);
+    if (back.ok() && interrupts_.load() != interrupts) impl_->Interrupt();
     return installed;
   }
+  if (interrupts_.load() != interrupts) impl_->Interrupt();
   Log(LogSeverity::kInfo, LogEvent::kConfigReloaded,
       absl::StrCat(
           "reload: delivering with ",

@@ -226,6 +226,14 @@ absl::Status AgentImpl::Run() {
   }
 }
 
+absl::Status AgentImpl::RunUntilStopped() {
+  while (true) {
+    OUTBOX_RETURN_IF_ERROR(Step());
+    if (stopped_) return absl::OkStatus();
+    OUTBOX_RETURN_IF_ERROR(Wait());
+  }
+}
+
 absl::StatusOr<uint64_t> AgentImpl::Drain() {
   while (true) {
     OUTBOX_RETURN_IF_ERROR(Step());
@@ -394,8 +402,9 @@ void AgentImpl::HoldUnrouted(const PendingEvent& event,
   // dead letters (Fluent Bit's #12225 is the same trap on a reload).
   Log(LogSeverity::kError, LogEvent::kNoRoute,
       absl::StrCat("event ", event.id, ": ", why.message(),
-                   "; held with every event of its type, none "
-                   "dead-lettered, until a reload or restart brings a route"),
+                   "; held with every event of its type (and those after "
+                   "them in their ordering keys), none dead-lettered, until "
+                   "a reload or restart brings a route"),
       event.id);
 }
 
@@ -458,7 +467,8 @@ absl::Status AgentImpl::StartDueEvents() {
   const absl::Time now = clock_->Now();
   for (PendingEvent& event : due.events) {
     if (in_flight_.size() >= max) break;  // full (batch_extra_ asked more)
-    if (definitions_.MayBeWorkflow(event.type, event.destination)) {
+    if (held_workflow_types_.contains(event.type)) continue;  // this round
+    if (definitions_.MustRead(event.type, event.destination)) {
       absl::StatusOr<WorkflowStart> started = TryWorkflowEvent(&event, now);
       if (!started.ok()) return PauseIfDiskFull(started.status());
       if (*started == WorkflowStart::kFull) break;

@@ -82,6 +82,13 @@ class AgentImpl final {
   void Interrupt();
   absl::Status ResumeDestination(absl::string_view name);
   AgentStats stats() const;
+  // Runs until stopped: Stop() first. Unlike Run(), an Interrupt() does not
+  // end it, so the requests in flight finish (or the grace ends) whatever
+  // comes meanwhile.
+  absl::Status RunUntilStopped();
+  // Makes fd() readable, so a caller that polls it runs a round at once
+  // (a new loop's due events, retries and abandoned requests).
+  void Wake() { wakeup_->Signal(); }
   // The HTTP transport, for the loop that replaces this one. REQUIRES:
   // stopped (Run() returned after Stop()), so nothing is in flight in it.
   std::unique_ptr<HttpTransport> TakeTransport();

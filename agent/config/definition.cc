@@ -36,6 +36,9 @@ bool ParseText(absl::string_view text, config::AgentConfig* proto,
   Silent silent;
   TextFormat::Parser parser;
   parser.RecordErrorsTo(&silent);
+  // A definition stored by a newer build (before a rollback) may set a
+  // field this one does not know: its id still proves the text whole.
+  parser.AllowUnknownField(true);
   if (tree != nullptr) parser.WriteLocationsTo(tree);
   return parser.ParseFromString(std::string(text), proto);
 }

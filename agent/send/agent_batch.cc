@@ -11,6 +11,7 @@
 // be settled, and so cannot overtake it. Each event of a batch is then
 // settled as the one answer says (HandleResult): a 2xx delivers them all.
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +54,13 @@ absl::StatusOr<std::vector<PendingEvent>> AgentImpl::RunOf(
     if (!to.ok() || *to != &destination || f.next_attempt > now ||
         definitions_.MayBeWorkflow(f.type, f.destination)) {
       break;
+    }
+    if (definitions_.MustRead(f.type, f.destination)) {
+      // A workflow state written before definitions were kept: not a line
+      // of a batch (the head was read the same way in StartDueEvents).
+      OUTBOX_ASSIGN_OR_RETURN(std::optional<WorkflowRecord> record,
+                              ReadWorkflowRecord(f.id));
+      if (record.has_value() && !record->state.empty()) break;
     }
     run.push_back(std::move(f));
   }

@@ -41,6 +41,9 @@ absl::Status WorkflowDefinitions::Init(Store* store) {
     s.text = std::move(text);
     if (!s.type.empty()) stored_types_.insert(s.type);
   }
+  // A build that keeps definitions stores one with the first state it
+  // writes; none stored means every state there (if any) predates them.
+  legacy_possible_ = stored_.empty();
   return absl::OkStatus();
 }
 

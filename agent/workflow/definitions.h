@@ -59,6 +59,17 @@ class WorkflowDefinitions {
   // with an explicit destination never is.
   bool MayBeWorkflow(absl::string_view type,
                      absl::string_view explicit_destination) const;
+  // Whether the agent must read an event's stored workflow to know: as
+  // MayBeWorkflow, or, while the store may hold states written before
+  // definitions were kept (it held no definition when this agent started),
+  // any event without an explicit destination: such a state may be of a
+  // type no definition names. In a store that never ran a workflow that
+  // read finds an empty table.
+  bool MustRead(absl::string_view type,
+                absl::string_view explicit_destination) const {
+    return MayBeWorkflow(type, explicit_destination) ||
+           (legacy_possible_ && explicit_destination.empty());
+  }
 
   // What `event`, with its stored workflow `record` (null: none), runs
   // under. Errors (the event cannot run until the configuration or a file
@@ -97,6 +108,7 @@ class WorkflowDefinitions {
   absl::flat_hash_map<std::string, Stored> stored_;  // by id
   absl::flat_hash_set<std::string> stored_types_;
   std::vector<std::string> extra_destinations_;
+  bool legacy_possible_ = false;
 };
 
 }  // namespace outbox

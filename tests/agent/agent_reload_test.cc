@@ -7,12 +7,16 @@
 // takes over with the same descriptor and counters, after the requests in
 // flight finished under the configuration they started with.
 
+#include <poll.h>
+
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "outbox/agent.h"
@@ -69,6 +73,10 @@ TEST_F(AgentReloadTest, ARightOneTakesOverWithTheSameDescriptorAndCounters) {
   ASSERT_OUTBOX_OK(agent->Reload("", Config("/b")));
   EXPECT_EQ(Logged(LogEvent::kConfigReloaded), 1);
   EXPECT_EQ(agent->fd(), fd);
+  // Readable at once, with nothing committed: a loop that polls it runs
+  // the new configuration's first round without waiting for a commit.
+  pollfd ready = {fd, POLLIN, 0};
+  EXPECT_EQ(poll(&ready, 1, /*timeout_ms=*/10000), 1);
   const std::vector<std::string> later = CommitEvents(3);
   // The descriptor a firmware loop polls wakes it for the new loop's work.
   ASSERT_OUTBOX_OK(agent->RunOnce(absl::Now() + absl::Seconds(10)));
@@ -92,8 +100,17 @@ TEST_F(AgentReloadTest, RequestsInFlightFinishUnderTheOldConfiguration) {
   EXPECT_EQ(agent->stats().requests, 4u);
   EXPECT_TRUE(SinkLog().empty());
 
+  // An Interrupt() (a second SIGHUP) while the reload waits for them must
+  // not cut that wait short: they would be abandoned and sent again.
+  std::thread interrupter([&agent] {
+    absl::SleepFor(absl::Milliseconds(100));
+    agent->Interrupt();
+  });
   ASSERT_OUTBOX_OK(agent->Reload("", Config("/b")));
+  interrupter.join();
   EXPECT_EQ(At("/a").size(), 4u) << "Reload returns once they are answered";
+  // That interrupt reaches the new loop: Run() returns for it.
+  ASSERT_OUTBOX_OK(agent->Run());
   CommitEvents(2);
   EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
   std::set<std::string> at_a;

@@ -22,6 +22,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/storage.pb.h"
+#include "tests/testing/raw_store.h"
 #include "tests/testing/status.h"
 #include "tests/testing/workflow_sink.h"
 
@@ -216,6 +217,62 @@ TEST_F(AgentWorkflowVersionsTest,
   RunToEnd(v2);
   EXPECT_THAT(Paths(), ElementsAreArray(Concat(kHappyPath, kReverts)));
   EXPECT_EQ(State(id).phase(), storage::WORKFLOW_PHASE_COMPENSATED);
+}
+
+// A half-way workflow written by a build that did not keep definitions:
+// the first agent of this build finds the configuration without its type.
+// Sending its event as a plain one (to the "*" route) would skip its
+// remaining steps: it is held until the workflow is configured again.
+TEST_F(AgentWorkflowVersionsTest,
+       AStateFromBeforeDefinitionsIsHeldNotSentPlain) {
+  const std::string id =
+      CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})");
+  RunUntilHeld(Unreachable(WorkflowConfig(), "/api/fraud/check"), 1);
+  store_.reset();
+  testing::RawEdit(dir_.Sub("db"), [&](rocksdb::DB* db,
+                                       const testing::RawFamilies& families) {
+    rocksdb::ColumnFamilyHandle* workflows = families.at("outbox.workflows");
+    std::string value;
+    ASSERT_TRUE(
+        db->Get(rocksdb::ReadOptions(), workflows, "s" + id, &value).ok());
+    storage::WorkflowState state;
+    ASSERT_TRUE(state.ParseFromString(value));
+    ASSERT_FALSE(state.definition().empty());
+    state.clear_definition();
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), workflows, "s" + id,
+                        state.SerializeAsString())
+                    .ok());
+    std::unique_ptr<rocksdb::Iterator> it(
+        db->NewIterator(rocksdb::ReadOptions(), workflows));
+    for (it->Seek("d"); it->Valid() && it->key().starts_with("d"); it->Next()) {
+      ASSERT_TRUE(
+          db->Delete(rocksdb::WriteOptions(), workflows, it->key()).ok());
+    }
+  });
+  Options options;
+  options.tables = {"sales"};
+  absl::StatusOr<std::unique_ptr<Store>> reopened =
+      Store::Open(options, dir_.Sub("db"));
+  ASSERT_OUTBOX_OK(reopened);
+  store_ = *std::move(reopened);
+
+  {
+    std::unique_ptr<Agent> agent =
+        MakeAgent(WithoutWorkflows(WorkflowConfig()));
+    ASSERT_NE(agent, nullptr);
+    absl::StatusOr<uint64_t> pending = agent->Drain();
+    ASSERT_OUTBOX_OK(pending);
+    EXPECT_EQ(*pending, 1u);
+  }
+  EXPECT_EQ(Calls().size(), 1u) << "sent as a plain event";
+  int held = 0;
+  for (const LogRecord& r : agent_log_)
+    held += r.event == LogEvent::kWorkflowHeld;
+  EXPECT_EQ(held, 1);
+  // Configured again, it finishes where it was.
+  RunToEnd(WorkflowConfig());
+  EXPECT_THAT(Paths(), ElementsAreArray(kHappyPath));
+  EXPECT_EQ(State(id).phase(), storage::WORKFLOW_PHASE_COMPLETED);
 }
 
 }  // namespace
