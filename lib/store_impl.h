@@ -117,6 +117,7 @@ class StoreImpl final : public Store {
       absl::string_view event_id, size_t limit) override;
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
   ListWorkflowDefinitions() override;
+  absl::StatusOr<bool> HasWorkflowStates() override;
   absl::Status RetryWorkflow(absl::string_view event_id,
                              absl::string_view state) override;
   absl::StatusOr<size_t> PurgeFinishedWorkflows(absl::Time cutoff) override;

@@ -268,6 +268,20 @@ StoreImpl::ListWorkflowDefinitions() {
   return definitions;
 }
 
+absl::StatusOr<bool> StoreImpl::HasWorkflowStates() {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  absl::ReaderMutexLock r(&db_mu_);
+  OUTBOX_RETURN_IF_ERROR(DbReady());
+  if (workflows_ == nullptr) return false;
+  const std::string prefix = keys::WorkflowStateKey("");
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), workflows_));
+  it->Seek(prefix);
+  const bool found = it->Valid() && it->key().starts_with(prefix);
+  OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "looking for workflows"));
+  return found;
+}
+
 absl::Status StoreImpl::RetryWorkflow(absl::string_view event_id,
                                       absl::string_view state) {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());

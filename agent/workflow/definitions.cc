@@ -43,7 +43,9 @@ absl::Status WorkflowDefinitions::Init(Store* store) {
   }
   // A build that keeps definitions stores one with the first state it
   // writes; none stored means every state there (if any) predates them.
-  legacy_possible_ = stored_.empty();
+  if (stored_.empty()) {
+    OUTBOX_ASSIGN_OR_RETURN(legacy_possible_, store->HasWorkflowStates());
+  }
   return absl::OkStatus();
 }
 

@@ -61,10 +61,9 @@ class WorkflowDefinitions {
                      absl::string_view explicit_destination) const;
   // Whether the agent must read an event's stored workflow to know: as
   // MayBeWorkflow, or, while the store may hold states written before
-  // definitions were kept (it held no definition when this agent started),
-  // any event without an explicit destination: such a state may be of a
-  // type no definition names. In a store that never ran a workflow that
-  // read finds an empty table.
+  // definitions were kept (it held workflow states but no definition when
+  // this agent started), any event without an explicit destination: such a
+  // state may be of a type no definition names.
   bool MustRead(absl::string_view type,
                 absl::string_view explicit_destination) const {
     return MayBeWorkflow(type, explicit_destination) ||

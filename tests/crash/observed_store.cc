@@ -211,6 +211,10 @@ ObservedStore::ListWorkflowDefinitions() {
   return base_->ListWorkflowDefinitions();
 }
 
+absl::StatusOr<bool> ObservedStore::HasWorkflowStates() {
+  return base_->HasWorkflowStates();
+}
+
 absl::Status ObservedStore::RetryWorkflow(absl::string_view event_id,
                                           absl::string_view state) {
   absl::Status s = base_->RetryWorkflow(event_id, state);

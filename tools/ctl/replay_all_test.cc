@@ -114,6 +114,9 @@ class FailingReplayStore final : public Store {
   ListWorkflowDefinitions() override {
     return base_->ListWorkflowDefinitions();
   }
+  absl::StatusOr<bool> HasWorkflowStates() override {
+    return base_->HasWorkflowStates();
+  }
   absl::Status RetryWorkflow(absl::string_view id,
                              absl::string_view state) override {
     return base_->RetryWorkflow(id, state);

@@ -404,6 +404,8 @@ class Store {
   // never one per workflow. Empty if none.
   virtual absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
   ListWorkflowDefinitions() = 0;
+  // Whether any workflow state is stored (one seek).
+  virtual absl::StatusOr<bool> HasWorkflowStates() = 0;
   // Puts the dead letter `event_id` back at the end of the queue (as
   // Replay) and writes `state` (an encoded WorkflowState, e.g. compensation
   // resumed at a step) as its workflow, in one synced write. For outboxctl
