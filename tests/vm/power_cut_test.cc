@@ -31,6 +31,7 @@
 // OUTBOX_VM_SEED (default random, printed; replays the plans, not the
 // timing), OUTBOX_VM_DIR (run there and keep the disk, consoles and logs).
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -129,6 +130,9 @@ void PrintFigures(uint64_t seed, const std::vector<Boot>& boots,
 // reorder could have become vacuous unnoticed). Empty when all is covered.
 // Plans and modes go in turn, so a run of at least as many cuts as each
 // list covers every entry unless boots ended uncut.
+constexpr char kNoUnflushedCut[] = "no cut met unflushed writes";
+constexpr int kCutsThatMeetUnflushedWrites = 60;
+
 std::vector<std::string> CoverageGaps(const PowerCutOptions& options,
                                       const std::vector<Boot>& boots) {
   std::vector<std::string> gaps;
@@ -141,7 +145,7 @@ std::vector<std::string> CoverageGaps(const PowerCutOptions& options,
     auto it = b.disk.find("unflushed");
     if (it != b.disk.end() && it->second > 0) unflushed = true;
   }
-  if (!unflushed) gaps.push_back("no cut met unflushed writes");
+  if (!unflushed) gaps.push_back(kNoUnflushedCut);
   for (CutPlan plan : options.plans) {
     if (plans.count(CutPlanName(plan)) == 0) {
       gaps.push_back(absl::StrCat("no cut of plan ", CutPlanName(plan)));
@@ -234,8 +238,19 @@ TEST_F(VmPowerCutTest, AcknowledgedSalesSurvivePowerCutsOnALossyDisk) {
   EXPECT_EQ(cuts, options.cuts) << table_;
   if (options.cuts >= static_cast<int>(options.plans.size()) &&
       options.cuts >= static_cast<int>(options.modes.size())) {
-    EXPECT_EQ(CoverageGaps(options, boots_), std::vector<std::string>())
-        << table_;
+    std::vector<std::string> gaps = CoverageGaps(options, boots_);
+    // A cut meets unflushed writes in about a fifth of the cuts (187 of
+    // 1,000 in the soak of tests/vm/README.md; 28 of 100 with
+    // mid_acknowledgement): 60 cuts all miss them with a chance under 4 in
+    // a million (0.813^60), but the 5-cut short run would fail about one
+    // run in five. So the short run asserts the plans and modes, `make
+    // soak`'s 500 cuts the unflushed writes as well.
+    if (cuts < kCutsThatMeetUnflushedWrites) {
+      gaps.erase(
+          std::remove(gaps.begin(), gaps.end(), std::string(kNoUnflushedCut)),
+          gaps.end());
+    }
+    EXPECT_EQ(gaps, std::vector<std::string>()) << table_;
   }
 }
 
