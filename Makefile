@@ -12,7 +12,7 @@ JOBS ?= $(shell nproc)
 # test targets run one per core.
 TEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
 
-.PHONY: all deps configure build test demo soak bench fuzz format clean docs-help readme-help
+.PHONY: all deps configure build test demo soak bench fuzz mutation format clean docs-help readme-help
 .PHONY: sysroot-aarch64 static-deps-aarch64 build-aarch64 test-aarch64
 .PHONY: sysroot-armhf static-deps-armhf build-armhf test-armhf
 
@@ -58,6 +58,18 @@ FUZZ_SECONDS ?= 600
 fuzz: build
 	OUTBOX_FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --test-dir build -L '^fuzz$$' \
 	  -j $(JOBS) --output-on-failure --timeout $$(( $(FUZZ_SECONDS) + 300 ))
+
+# The mutation campaign (tests/mutation/mutations.txt; docs/reliability.md):
+# applies each listed one-line break to lib/, agent/ or platform/ alone,
+# rebuilds, runs the tests (fuzz, soak and bench excluded, stopping at the
+# first failure) and says which test caught it; fails if one survived. Not
+# part of `make test` or CI: each mutation costs a rebuild. MUTATIONS names
+# some (default: all), MUTATION_ARGS passes flags (run.py --help).
+MUTATIONS ?=
+MUTATION_ARGS ?=
+mutation: build
+	python3 tests/mutation/run.py --build-dir build --jobs $(TEST_JOBS) \
+	  $(MUTATION_ARGS) $(MUTATIONS)
 
 # Rewrites the command-line reference (docs/command-line.md) from each
 # program's --help (the ctest Readme.CommandLineReferenceIsEachProgramsHelp

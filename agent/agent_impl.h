@@ -57,6 +57,9 @@ struct AgentTestOptions {
   // done: it is neither resent nor reverted, although its receiver may have
   // acted on it (the gap the resend closes).
   bool skip_in_doubt_resend = false;
+  // A plain event (not a workflow's; of a batch, only the first) that keeps
+  // failing is dead-lettered one attempt before its policy's max_attempts.
+  bool give_up_an_attempt_early = false;
 };
 
 // Agent::Create, with `test`'s broken variants.

@@ -4,6 +4,7 @@
 // settlements, one store write per round, the syncs that make them durable,
 // and housekeeping.
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -29,7 +30,15 @@ void AgentImpl::HandleResult(const SendResult& result) {
 
   const absl::Time now = clock_->Now();
   const PendingEvent& event = flight.event;
-  const Decision d = Decide(result, event, destination.retry, now, bitgen_);
+  const RetryPolicy* policy = &destination.retry;
+  RetryPolicy early;
+  if (test_.give_up_an_attempt_early && flight.workflow == nullptr) {
+    // Broken on purpose: one attempt fewer than the policy allows.
+    early = destination.retry;
+    early.max_attempts = std::max(1, early.max_attempts - 1);
+    policy = &early;
+  }
+  const Decision d = Decide(result, event, *policy, now, bitgen_);
   // The receiver may have acted on it (or answered 2xx) and the store does
   // not know yet: a crash here means a resend with the same id.
   internal::CrashPoint(internal::kAgentAfterAnswer);

@@ -57,6 +57,11 @@ struct StoreTestOptions {
   // memory it is right, so the next write heals it), which an open refuses
   // as inconsistent.
   bool head_past_next_when_emptied = false;
+  // Open indexes each pending entry at its stored next-attempt time as if
+  // the wall clock had never gone back since it was written: after the clock
+  // was set back, an entry written before is due only once the clock has
+  // made up the jump (years, in the soak).
+  bool open_ignores_clock_back = false;
 };
 
 // Opens a store whose files are reached through `env` (borrowed; must

@@ -136,6 +136,30 @@ TEST(BrokenStoreSoakTest, InconsistentQueueStateIsCaughtByReopenFailedAlone) {
       << report.ViolationReport();
 }
 
+// A reopen that forgets the clock went back: an entry written before the
+// jump is indexed at its stored due time, years ahead of the clock set
+// back, so the drain after that reopen leaves it pending (the soak found
+// this bug's sibling on its first runs, docs/reliability.md). Nothing is
+// lost, nothing else wrong.
+TEST(BrokenStoreSoakTest, OpenIgnoringTheClockGoingBackIsCaughtAsStalledAlone) {
+  StoreTestOptions broken;
+  broken.open_ignores_clock_back = true;
+  const SoakReport report = RunBroken(broken);
+  ASSERT_FALSE(report.violations.empty()) << report.Summary();
+  EXPECT_EQ(report.FiredChecks(), Names{"stalled"}) << report.ViolationReport();
+}
+
+// A failing plain event dead-lettered after three attempts of the four its
+// policy allows; nothing else wrong.
+TEST(BrokenAgentSoakTest, GivingUpAnAttemptEarlyIsCaughtAsGaveUpEarlyAlone) {
+  AgentTestOptions broken;
+  broken.give_up_an_attempt_early = true;
+  const SoakReport report = RunBroken(StoreTestOptions(), broken);
+  ASSERT_FALSE(report.violations.empty()) << report.Summary();
+  EXPECT_EQ(report.FiredChecks(), Names{"gave_up_early"})
+      << report.ViolationReport();
+}
+
 // A round that settled a workflow step's (or revert's) result plans the
 // next one without a sync: the next request leaves while the result it
 // follows is only in the unsynced log, so a cut then would lose a step the

@@ -132,6 +132,37 @@ TEST_F(GroupCommitTest, NoFollowerIsAcknowledgedBeforeTheSync) {
   EXPECT_EQ(stats->pending_events, 1u);
 }
 
+// A group is synced if any of its writers asked, not only its leader: a
+// synced commit that queued behind an unsynced settlement (the agent's
+// round) in one group is told OK only after that group's fsync.
+TEST_F(GroupCommitTest, ACommitBehindAnUnsyncedSettlementIsSynced) {
+  Open();
+  ASSERT_OUTBOX_OK(CommitSale("sale-0"));
+  absl::StatusOr<DueEvents> due = store_->NextDue(1);
+  ASSERT_OUTBOX_OK(due);
+  ASSERT_EQ(due->events.size(), 1u);
+  Settlement delivered;
+  delivered.event = due->events[0];
+  // The first leader (sale-x) is held until the settlement and then sale-1
+  // queued behind it: those two form the second group, the settlement first.
+  HoldFirstLeaderFor(2);
+  std::thread first([this] { EXPECT_OUTBOX_OK(CommitSale("sale-x")); });
+  while (store_->TEST_QueuedWriters() < 1)
+    absl::SleepFor(absl::Milliseconds(1));
+  std::thread settler(
+      [this, &delivered] { EXPECT_OUTBOX_OK(store_->Settle({delivered})); });
+  while (store_->TEST_QueuedWriters() < 2)
+    absl::SleepFor(absl::Milliseconds(1));
+  const absl::StatusOr<CommitResult> acknowledged = CommitSale("sale-1");
+  first.join();
+  settler.join();
+  ASSERT_OUTBOX_OK(acknowledged);
+  EXPECT_EQ(groups_.load(), 2);
+  internal::TEST_SetCrashHook(nullptr);
+  CutPowerAndReopen();
+  EXPECT_OUTBOX_OK(store_->Get("sales", "sale-1"));
+}
+
 // The broken variant acknowledges the followers before the group's write:
 // the same cut then loses commits that were told OK. (The power-cut soak
 // must catch this; see broken_store_soak_test.)

@@ -91,12 +91,15 @@ absl::Status PowerCutSoak::Run() {
   OUTBOX_RETURN_IF_ERROR(MakeDisk());
   int cuts = 0;
   // A boot can power off before its plan's moment (a late any_time draw);
-  // it is no cut, so more boots follow, up to twice the cuts.
+  // it is no cut, so more boots follow, up to twice the cuts, and the next
+  // one tries the same plan again: the plans go in turn by cuts, so a run
+  // of at least as many cuts as plans cuts in each.
   for (size_t i = 0;
        cuts < options_.cuts && i < 2 * static_cast<size_t>(options_.cuts);
        ++i) {
-    OUTBOX_RETURN_IF_ERROR(
-        RunBoot(options_.plans[i % options_.plans.size()], false));
+    OUTBOX_RETURN_IF_ERROR(RunBoot(
+        options_.plans[static_cast<size_t>(cuts) % options_.plans.size()],
+        false));
     if (boots_.back().cut) ++cuts;
   }
   return RunBoot(CutPlan::kNone, true);
