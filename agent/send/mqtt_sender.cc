@@ -32,8 +32,9 @@ MqttOptions OptionsFor(const Destination& d) {
   return o;
 }
 
-// What a publish's outcome means for the agent.
-SendResult FromMqtt(const MqttResult& r) {
+}  // namespace
+
+SendResult SendResultFromMqtt(const MqttResult& r) {
   SendResult out;
   out.tag = r.tag;
   if (r.reason_code < 0) {
@@ -59,6 +60,8 @@ SendResult FromMqtt(const MqttResult& r) {
   }
   return out;
 }
+
+namespace {
 
 // REQUIRES: External synchronization (the agent's thread).
 class MqttSender final : public Sender {
@@ -132,7 +135,7 @@ absl::Status MqttSender::Start(const PendingEvent& event, const Destination&,
 absl::Status MqttSender::Process(absl::Time, std::vector<SendResult>* done) {
   std::vector<MqttResult> results;
   absl::Status s = publisher_->Process(&results);
-  for (const MqttResult& r : results) done->push_back(FromMqtt(r));
+  for (const MqttResult& r : results) done->push_back(SendResultFromMqtt(r));
   if (waiting_.empty()) return s;
   switch (publisher_->state()) {
     case MqttPublisher::State::kConnected:
@@ -178,7 +181,7 @@ void MqttSender::PublishWaiting(std::vector<SendResult>* done) {
 void MqttSender::AbandonAll(std::vector<SendResult>* done) {
   std::vector<MqttResult> results;
   publisher_->Disconnect(&results);
-  for (const MqttResult& r : results) done->push_back(FromMqtt(r));
+  for (const MqttResult& r : results) done->push_back(SendResultFromMqtt(r));
   for (const MqttMessage& m : waiting_) {
     SendResult r;
     r.tag = m.tag;

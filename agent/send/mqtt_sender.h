@@ -34,6 +34,15 @@ namespace outbox {
 absl::StatusOr<std::unique_ptr<Sender>> NewMqttSender(
     const Destination& destination);
 
+// What a publish's outcome means for the agent: no PUBACK is an answer
+// lost (the broker may have it); a success PUBACK delivers; a refusing one
+// dead-letters when the event itself is wrong (0x90 topic name, 0x99
+// payload format: PubackStatus's kInvalidArgument), holds the destination
+// when this client is not authorized (0x87), and is retried otherwise.
+// Only with OUTBOX_WITH_MQTT.
+struct MqttResult;
+SendResult SendResultFromMqtt(const MqttResult& result);
+
 }  // namespace outbox
 
 #endif  // OUTBOX_AGENT_SEND_MQTT_SENDER_H_
