@@ -84,6 +84,15 @@ class MqttPublisherTest : public ::testing::Test {
   bool DriveUntilResults(size_t n) {
     return Drive([&] { return results_.size() >= n; });
   }
+  // Connects with options_, publishes event 1 and expects its PUBACK.
+  void ConnectAndPublishOne() {
+    Connect();
+    ASSERT_EQ(publisher_->state(), MqttPublisher::State::kConnected)
+        << publisher_->connection_status();
+    ASSERT_TRUE(publisher_->Publish(Event(1)).ok());
+    ASSERT_TRUE(DriveUntilResults(1));
+    EXPECT_TRUE(results_[0].status.ok()) << results_[0].status;
+  }
 
   testing::TempDir dir_;
   MqttOptions options_;
@@ -252,12 +261,7 @@ TEST_F(MqttPublisherTest, RightPasswordConnectsAndPublishes) {
   StartRecorder("till", "right-secret");
   options_.username = "till";
   options_.password = "right-secret";
-  Connect();
-  ASSERT_EQ(publisher_->state(), MqttPublisher::State::kConnected)
-      << publisher_->connection_status();
-  ASSERT_TRUE(publisher_->Publish(Event(1)).ok());
-  ASSERT_TRUE(DriveUntilResults(1));
-  EXPECT_TRUE(results_[0].status.ok()) << results_[0].status;
+  ASSERT_NO_FATAL_FAILURE(ConnectAndPublishOne());
   ASSERT_TRUE(recorder_->WaitFor(1, absl::Seconds(20)));
   EXPECT_EQ(recorder_->Received()[0].payload, "{\"n\":1}");
 }
@@ -294,12 +298,7 @@ class MqttPublisherTlsTest : public MqttPublisherTest {
 
 TEST_F(MqttPublisherTlsTest, ClientCertificateConnectsAndPublishes) {
   options_.tls.ca_file = certs_.ca_cert;
-  Connect();
-  ASSERT_EQ(publisher_->state(), MqttPublisher::State::kConnected)
-      << publisher_->connection_status();
-  ASSERT_TRUE(publisher_->Publish(Event(1)).ok());
-  ASSERT_TRUE(DriveUntilResults(1));
-  EXPECT_TRUE(results_[0].status.ok()) << results_[0].status;
+  ASSERT_NO_FATAL_FAILURE(ConnectAndPublishOne());
 }
 
 TEST_F(MqttPublisherTlsTest, WrongCaIsAClearTlsError) {

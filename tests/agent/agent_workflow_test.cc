@@ -153,12 +153,7 @@ TEST_F(AgentWorkflowTest, ARestartResumesAtTheFirstUnfinishedStep) {
   }
   ASSERT_OUTBOX_OK(store_->Close());
   store_.reset();
-  Options options;
-  options.tables = {"sales"};
-  absl::StatusOr<std::unique_ptr<Store>> reopened =
-      Store::Open(options, dir_.Sub("db"));
-  ASSERT_OUTBOX_OK(reopened);
-  store_ = *std::move(reopened);
+  ReopenStore();
   EXPECT_EQ(State(id).next_step(), 2u);
   // Shipping works again (a different payload would be a different event:
   // let the route stop failing instead).

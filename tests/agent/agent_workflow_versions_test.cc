@@ -249,12 +249,7 @@ TEST_F(AgentWorkflowVersionsTest,
           db->Delete(rocksdb::WriteOptions(), workflows, it->key()).ok());
     }
   });
-  Options options;
-  options.tables = {"sales"};
-  absl::StatusOr<std::unique_ptr<Store>> reopened =
-      Store::Open(options, dir_.Sub("db"));
-  ASSERT_OUTBOX_OK(reopened);
-  store_ = *std::move(reopened);
+  ReopenStore();
 
   {
     std::unique_ptr<Agent> agent =

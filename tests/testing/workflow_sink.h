@@ -139,6 +139,16 @@ class WorkflowSinkTest : public AgentSinkTest {
       )");
   }
 
+  // Opens the store at dir_ again, after the test closed or edited it.
+  void ReopenStore() {
+    Options options;
+    options.tables = {"sales"};
+    absl::StatusOr<std::unique_ptr<Store>> reopened =
+        Store::Open(options, dir_.Sub("db"));
+    ASSERT_OUTBOX_OK(reopened);
+    store_ = *std::move(reopened);
+  }
+
   std::string MetricsPath() const { return dir_.Sub("outbox.prom"); }
 
   // outbox_workflows_finished_total{end="<end>"} in the metrics file, which
