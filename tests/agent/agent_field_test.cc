@@ -106,6 +106,30 @@ TEST_F(AgentFieldTest, AClockSixYearsBackSendsNothingThenDeliversOnceRight) {
   }
 }
 
+// A workflow's steps are time-stamped webhooks too: none leaves while the
+// clock is known wrong (a survivor of the mutation campaign: nothing
+// checked it), and the workflow runs once the clock is right.
+TEST_F(AgentFieldTest, AClockSixYearsBackRunsNoWorkflowStep) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  const std::vector<std::string> ids = CommitEvents(1, 0, "order.created");
+  ShiftedClock clock(-kSixYears);
+  auto agent = MakeAgent(Config("/", R"(workflows { event_type: "order.created"
+                       steps { name: "one" destination: "sink" } })"),
+                         &clock);
+  ASSERT_NE(agent, nullptr);
+  auto pending = agent->Drain();
+  ASSERT_OUTBOX_OK(pending);
+  EXPECT_EQ(*pending, 1u);
+  EXPECT_TRUE(SinkLog().empty()) << "a step left with a stale time";
+  EXPECT_TRUE(absl::IsNotFound(store_->GetWorkflow(ids[0]).status()))
+      << "not even its sent mark: nothing was planned";
+
+  clock.Shift(absl::ZeroDuration());
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  ASSERT_EQ(SinkLog().size(), 1u);
+  EXPECT_EQ(SinkLog()[0].status, 200);
+}
+
 // What the check saves: without it the receiver refuses every stale
 // timestamp, and the refusals hold the events rather than bury them.
 TEST_F(AgentFieldTest, WithTheClockCheckOffStaleRequestsAreRefusedAndHeld) {

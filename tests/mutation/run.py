@@ -177,11 +177,25 @@ def run_one(entry, args):
             result.update(result="caught", by=by)
         return result
     finally:
-        # Byte for byte, and newer than the mutated object files.
-        with open(path, "wb") as f:
-            f.write(original)
-        touch(path)
+        restore(path, original)
         result["seconds"] = time.monotonic() - start
+
+
+def restore(path, original):
+    """Puts `original` back at `path`, byte for byte and newer than the
+    mutated object files. Written aside and renamed, with SIGINT and SIGTERM
+    held meanwhile: a signal in the middle of a plain rewrite once left a
+    source file truncated to nothing."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK,
+                                  {signal.SIGINT, signal.SIGTERM})
+    try:
+        aside = path + ".mutation-restore"
+        with open(aside, "wb") as f:
+            f.write(original)
+        os.replace(aside, path)
+        touch(path)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def main():
