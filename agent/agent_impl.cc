@@ -216,20 +216,20 @@ void AgentImpl::WriteLog(LogSeverity severity, LogEvent event,
   options_.log(record);
 }
 
-absl::Status AgentImpl::Run() {
+absl::Status AgentImpl::Run() { return Loop(/*until_interrupted=*/true); }
+
+absl::Status AgentImpl::RunUntilStopped() {
+  return Loop(/*until_interrupted=*/false);
+}
+
+absl::Status AgentImpl::Loop(bool until_interrupted) {
   while (true) {
     OUTBOX_RETURN_IF_ERROR(Step());
     if (stopped_) return absl::OkStatus();
     // After a round, so what it wrote is flushed; in flight goes on.
-    if (interrupt_requested_.exchange(false)) return absl::OkStatus();
-    OUTBOX_RETURN_IF_ERROR(Wait());
-  }
-}
-
-absl::Status AgentImpl::RunUntilStopped() {
-  while (true) {
-    OUTBOX_RETURN_IF_ERROR(Step());
-    if (stopped_) return absl::OkStatus();
+    if (until_interrupted && interrupt_requested_.exchange(false)) {
+      return absl::OkStatus();
+    }
     OUTBOX_RETURN_IF_ERROR(Wait());
   }
 }
@@ -368,8 +368,8 @@ LaneGate AgentImpl::GateFor(const Lane& lane, absl::Time steady,
                             absl::flat_hash_set<std::string>* probing) const {
   // (No key is built in the common case, nothing unrouted: this runs for
   // every lane in every round.)
-  const bool unrouted =
-      !unrouted_.empty() && unrouted_.contains(UnroutedKey(lane));
+  const bool unrouted = !unrouted_.empty() && unrouted_.contains(UnroutedKey(
+                                                  lane.type, lane.destination));
   if (definitions_.MayBeWorkflow(lane.type, lane.destination)) {
     if (held_workflow_types_.contains(lane.type) || unrouted) {
       return LaneGate::kClosed;
@@ -387,16 +387,16 @@ LaneGate AgentImpl::GateFor(const Lane& lane, absl::Time steady,
   return reachability_.Gate((*d)->name, steady, probing);
 }
 
-std::string AgentImpl::UnroutedKey(const Lane& lane) {
-  return absl::StrCat(lane.type, absl::string_view("\0", 1), lane.destination);
+std::string AgentImpl::UnroutedKey(absl::string_view type,
+                                   absl::string_view destination) {
+  return absl::StrCat(type, absl::string_view("\0", 1), destination);
 }
 
 void AgentImpl::HoldUnrouted(const PendingEvent& event,
                              const absl::Status& why) {
-  Lane lane;
-  lane.type = event.type;
-  lane.destination = event.destination;
-  if (!unrouted_.insert(UnroutedKey(lane)).second) return;
+  if (!unrouted_.insert(UnroutedKey(event.type, event.destination)).second) {
+    return;
+  }
   metrics_.SetUnroutedTypes(unrouted_.size());
   // A configuration that lost a route must not empty the queue into the
   // dead letters (Fluent Bit's #12225 is the same trap on a reload).

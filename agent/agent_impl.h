@@ -123,6 +123,8 @@ class AgentImpl final {
   // webhook timestamps, Retry-After dates, next-attempt times.
   absl::Time Steady() const { return absl::UnixEpoch() + clock_->Monotonic(); }
 
+  // Rounds until stopped, or (`until_interrupted`) until Interrupt().
+  absl::Status Loop(bool until_interrupted);
   // One round of ready work; never blocks.
   absl::Status Step();
   void DrainWakeups();
@@ -294,7 +296,8 @@ class AgentImpl final {
   WorkflowDefinitions definitions_;
   // Lanes (UnroutedKey) whose events no route takes: held, until a new
   // agent (a reload, a restart) with a route.
-  static std::string UnroutedKey(const Lane& lane);
+  static std::string UnroutedKey(absl::string_view type,
+                                 absl::string_view destination);
   void HoldUnrouted(const PendingEvent& event, const absl::Status& why);
   absl::flat_hash_set<std::string> unrouted_;
   // Event types held because a workflow's definition cannot be used

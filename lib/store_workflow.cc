@@ -16,10 +16,12 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "lib/bounded_iterator.h"
 #include "lib/codec.h"
 #include "lib/keys.h"
 #include "lib/queue_state.h"
 #include "lib/rocks_status.h"
+#include "lib/slices.h"
 #include "lib/store_impl.h"
 
 namespace outbox {
@@ -35,6 +37,15 @@ absl::Status NoWorkflowFamily() {
   return absl::FailedPreconditionError(
       "this store predates workflows and is open read-only: open it for "
       "writing once (e.g. run the agent) to add the workflow table");
+}
+
+// The keys of the workflow table that start with the one-character
+// `prefix` ("d", "s"): [prefix, the next character).
+BoundedIterator KeysStartingWith(rocksdb::DB* db,
+                                 rocksdb::ColumnFamilyHandle* workflows,
+                                 absl::string_view prefix) {
+  return BoundedIterator(db, workflows, std::string(prefix),
+                         std::string(1, static_cast<char>(prefix[0] + 1)));
 }
 
 // `old`, a stored state being replaced or deleted, no longer counts among
@@ -252,15 +263,10 @@ StoreImpl::ListWorkflowDefinitions() {
   OUTBOX_RETURN_IF_ERROR(DbReady());
   std::vector<std::pair<std::string, std::string>> definitions;
   if (workflows_ == nullptr) return definitions;
-  const absl::string_view prefix = keys::kWorkflowDefinitionPrefix;
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(rocksdb::ReadOptions(), workflows_));
-  for (it->Seek(rocksdb::Slice(prefix.data(), prefix.size()));
-       it->Valid() &&
-       it->key().starts_with(rocksdb::Slice(prefix.data(), prefix.size()));
-       it->Next()) {
-    absl::string_view key(it->key().data(), it->key().size());
-    definitions.emplace_back(std::string(key.substr(prefix.size())),
+  BoundedIterator it =
+      KeysStartingWith(db_.get(), workflows_, keys::kWorkflowDefinitionPrefix);
+  for (; it->Valid(); it->Next()) {
+    definitions.emplace_back(std::string(View(it->key()).substr(1)),
                              it->value().ToString());
   }
   OUTBOX_RETURN_IF_ERROR(
@@ -273,11 +279,9 @@ absl::StatusOr<bool> StoreImpl::HasWorkflowStates() {
   absl::ReaderMutexLock r(&db_mu_);
   OUTBOX_RETURN_IF_ERROR(DbReady());
   if (workflows_ == nullptr) return false;
-  const std::string prefix = keys::WorkflowStateKey("");
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(rocksdb::ReadOptions(), workflows_));
-  it->Seek(prefix);
-  const bool found = it->Valid() && it->key().starts_with(prefix);
+  BoundedIterator it =
+      KeysStartingWith(db_.get(), workflows_, keys::WorkflowStateKey(""));
+  const bool found = it->Valid();
   OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "looking for workflows"));
   return found;
 }

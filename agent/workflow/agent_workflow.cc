@@ -38,7 +38,7 @@ absl::StatusOr<AgentImpl::WorkflowStart> AgentImpl::TryWorkflowEvent(
   if (run->spec == nullptr) return WorkflowStart::kPlain;
   // A stored definition may name destinations the configuration no longer
   // has: they are probed and paused like the others.
-  for (const std::string& name : definitions_.extra_destinations()) {
+  for (const std::string& name : definitions_.TakeNewDestinations()) {
     reachability_.Add(name);
   }
   return StartWorkflowEvent(std::move(*event), *run, stored, now)

@@ -93,9 +93,10 @@ absl::StatusOr<WorkflowRun> WorkflowDefinitions::Load(const std::string& id) {
     s.loaded = std::make_unique<AgentConfig>(std::move(loaded));
     for (const Destination& d : s.loaded->destinations) {
       if (FindDestination(*config_, d.name) == nullptr) {
-        extra_destinations_.push_back(d.name);
+        new_destinations_.push_back(d.name);
       }
     }
+    loaded_by_type_[s.type].push_back(&s.loaded->workflows[0]);
   }
   return WorkflowRun{&s.loaded->workflows[0], s.loaded.get()};
 }
@@ -106,10 +107,9 @@ std::vector<const workflow::WorkflowSpec*> WorkflowDefinitions::SpecsOf(
   if (const workflow::WorkflowSpec* w = WorkflowFor(*config_, type, "")) {
     specs.push_back(w);
   }
-  for (const auto& [id, s] : stored_) {
-    if (s.loaded != nullptr && s.type == type) {
-      specs.push_back(&s.loaded->workflows[0]);
-    }
+  auto loaded = loaded_by_type_.find(type);
+  if (loaded != loaded_by_type_.end()) {
+    specs.insert(specs.end(), loaded->second.begin(), loaded->second.end());
   }
   return specs;
 }

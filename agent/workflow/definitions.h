@@ -20,6 +20,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -89,10 +90,11 @@ class WorkflowDefinitions {
   // `s` was written: the definition it carried is stored.
   void Written(const Settlement& s);
 
-  // The destinations of the stored definitions loaded so far that the
-  // configuration does not have (the agent tracks their reachability).
-  const std::vector<std::string>& extra_destinations() const {
-    return extra_destinations_;
+  // The destinations the configuration does not have, of the stored
+  // definitions loaded since the last call (the agent tracks their
+  // reachability); usually none.
+  std::vector<std::string> TakeNewDestinations() {
+    return std::exchange(new_destinations_, {});
   }
 
  private:
@@ -106,7 +108,10 @@ class WorkflowDefinitions {
   const AgentConfig* const config_;
   absl::flat_hash_map<std::string, Stored> stored_;  // by id
   absl::flat_hash_set<std::string> stored_types_;
-  std::vector<std::string> extra_destinations_;
+  // The specs of the stored definitions loaded so far, by event type.
+  absl::flat_hash_map<std::string, std::vector<const workflow::WorkflowSpec*>>
+      loaded_by_type_;
+  std::vector<std::string> new_destinations_;
   bool legacy_possible_ = false;
 };
 
