@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "proto/storage.pb.h"
 #include "tests/testing/store_fixture.h"
+#include "tests/testing/workflow_state.h"
 
 namespace outbox {
 namespace {
@@ -34,16 +35,6 @@ std::string ResultRow(const std::string& step, uint32_t attempt) {
   row.set_step(step);
   row.set_attempt(attempt);
   return row.SerializeAsString();
-}
-
-storage::WorkflowState StoredState(Store* store, const std::string& id) {
-  storage::WorkflowState state;
-  absl::StatusOr<WorkflowRecord> record = store->GetWorkflow(id);
-  EXPECT_TRUE(record.ok()) << record.status();
-  if (record.ok()) {
-    EXPECT_TRUE(state.ParseFromString(record->state));
-  }
-  return state;
 }
 
 class StoreWorkflowTest : public testing::StoreTest {
@@ -97,7 +88,7 @@ TEST_F(StoreWorkflowTest, StepDoneKeepsTheEventFirstAndResetsItsAttempts) {
   PendingEvent again = OnlyDue();
   EXPECT_EQ(again.id, id);
   EXPECT_EQ(again.attempts, 0u);
-  EXPECT_EQ(StoredState(store_.get(), id).next_step(), 1u);
+  EXPECT_EQ(testing::StoredWorkflowState(store_.get(), id).next_step(), 1u);
 }
 
 TEST_F(StoreWorkflowTest, ResultRowsComeBackInTheirOrderAfterReopen) {
@@ -167,7 +158,7 @@ TEST_F(StoreWorkflowTest, NoWorkflowIsNotFound) {
 TEST_F(StoreWorkflowTest, CompletedWorkflowKeepsItsEntryAndLeavesTheQueue) {
   const std::string id = CompletedWorkflow();
   EXPECT_TRUE(DueIds().empty());
-  storage::WorkflowState state = StoredState(store_.get(), id);
+  storage::WorkflowState state = testing::StoredWorkflowState(store_.get(), id);
   EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_COMPLETED);
   EXPECT_EQ(state.entry().event_id(), id);
 }
@@ -200,7 +191,8 @@ TEST_F(StoreWorkflowTest, CancelBeforeTheLastStepSettlesKeepsTheEvent) {
                        absl::ToUnixMillis(clock_.Now())));
   Reopen();
   EXPECT_THAT(DueIds(), ElementsAre(id));
-  EXPECT_EQ(StoredState(store_.get(), id).finished_unix_ms(), 0);
+  EXPECT_EQ(testing::StoredWorkflowState(store_.get(), id).finished_unix_ms(),
+            0);
 }
 
 TEST_F(StoreWorkflowTest, CancelOfAPendingWorkflowOnlyRecordsIt) {
@@ -231,7 +223,7 @@ class StoreWorkflowMarkTest : public StoreWorkflowTest {
     EXPECT_OUTBOX_OK(store_->Settle({s}));
     EXPECT_OUTBOX_OK(store_->Sync());
     Reopen();
-    return StoredState(store_.get(), id).steps(0).sent();
+    return testing::StoredWorkflowState(store_.get(), id).steps(0).sent();
   }
 };
 
@@ -266,7 +258,7 @@ TEST_F(StoreWorkflowTest, ReplayRefusesAWorkflowAndRetryWorkflowResumesIt) {
   Reopen();
   EXPECT_EQ(store_->GetStats()->workflows_needing_attention, 0u);
   EXPECT_THAT(DueIds(), ElementsAre(id));
-  EXPECT_EQ(StoredState(store_.get(), id).phase(),
+  EXPECT_EQ(testing::StoredWorkflowState(store_.get(), id).phase(),
             storage::WORKFLOW_PHASE_COMPENSATING);
   // No longer finished: retention leaves it alone.
   absl::StatusOr<size_t> purged =

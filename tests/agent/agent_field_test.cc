@@ -45,13 +45,6 @@ class ShiftedClock final : public Clock {
 
 class AgentFieldTest : public testing::AgentSinkTest {
  protected:
-  // How many records of `event` the agents logged.
-  int Logged(LogEvent event) const {
-    int n = 0;
-    for (const LogRecord& r : agent_log_) n += r.event == event;
-    return n;
-  }
-
   // Every committed event in `ids` is still pending, untried, and nothing
   // is dead.
   void ExpectAllPendingUntried(const std::vector<std::string>& ids) {

@@ -30,12 +30,6 @@ using ::testing::HasSubstr;
 
 class AgentReloadTest : public testing::AgentSinkTest {
  protected:
-  int Logged(LogEvent event) const {
-    int n = 0;
-    for (const LogRecord& r : agent_log_) n += r.event == event;
-    return n;
-  }
-
   // The sink's log lines for `path`.
   std::vector<testing::SinkLine> At(const std::string& path) const {
     std::vector<testing::SinkLine> lines;

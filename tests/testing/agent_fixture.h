@@ -65,6 +65,13 @@ class AgentSinkTest : public ::testing::Test {
 
   std::string SecretFile(const std::string& secret) const;
 
+  // How many records of `event` MakeAgent's agents logged.
+  int Logged(LogEvent event) const {
+    int n = 0;
+    for (const LogRecord& r : agent_log_) n += r.event == event;
+    return n;
+  }
+
   // Drains with `agent` until nothing is pending or `rounds` drains did not
   // get there (events waiting for their retry time make Drain return
   // early); returns what is still pending. The bound ends a stuck test, not

@@ -8,6 +8,7 @@
 #include "absl/time/clock.h"
 #include "tests/testing/events.h"
 #include "tests/testing/status.h"
+#include "tests/testing/workflow_state.h"
 
 namespace outbox::ctl {
 
@@ -100,11 +101,7 @@ storage::WorkflowState CtlWorkflowTest::StoredState(const std::string& id) {
   storage::WorkflowState state;
   std::unique_ptr<Store> store = OpenStore();
   if (store == nullptr) return state;
-  absl::StatusOr<WorkflowRecord> record = store->GetWorkflow(id);
-  EXPECT_OUTBOX_OK(record);
-  if (record.ok()) {
-    EXPECT_TRUE(state.ParseFromString(record->state));
-  }
+  state = testing::StoredWorkflowState(store.get(), id);
   EXPECT_OUTBOX_OK(store->Close());
   return state;
 }

@@ -21,6 +21,7 @@
 #include "proto/storage.pb.h"
 #include "tests/testing/agent_fixture.h"
 #include "tests/testing/status.h"
+#include "tests/testing/workflow_state.h"
 
 namespace outbox::testing {
 
@@ -247,13 +248,7 @@ class WorkflowSinkTest : public AgentSinkTest {
   }
 
   storage::WorkflowState State(const std::string& id) {
-    storage::WorkflowState state;
-    absl::StatusOr<WorkflowRecord> record = store_->GetWorkflow(id);
-    EXPECT_TRUE(record.ok()) << record.status();
-    if (record.ok()) {
-      EXPECT_TRUE(state.ParseFromString(record->state));
-    }
-    return state;
+    return StoredWorkflowState(store_.get(), id);
   }
 
   std::string routes_path_;
