@@ -3,15 +3,19 @@
 // KafkaProducer's option checks, TLS and SASL: TLS against a cpp-httplib
 // SSLServer with the test certificates (the handshake is all these tests
 // need; the HTTP server then hangs up on the Kafka bytes), SASL against
-// librdkafka's mock cluster, which supports no SASL at all.
+// librdkafka's mock cluster, which supports no SASL at all (so a right
+// password is shown reaching the client's configuration, not a broker).
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <librdkafka/rdkafka.h>
+
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "platform/kafka_client_setup.h"
 #include "platform/kafka_producer.h"
 #include "tests/testing/kafka_cluster.h"
 #include "tests/testing/status.h"
@@ -134,6 +138,36 @@ TEST(KafkaProducerSaslTest, FailureIsAFailedPreconditionWithoutThePassword) {
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
   EXPECT_THAT(status.message(), HasSubstr("_AUTHENTICATION"));
   EXPECT_THAT(status.message(), Not(HasSubstr("s3cret")));
+}
+
+// librdkafka's mock cluster has no SASL (its handlers lack SaslHandshake
+// and SaslAuthenticate), so no test here can log in with the right password.
+// What this code owns is handing the client the credentials: the
+// configuration it builds carries the mechanism, user name and password as
+// given (librdkafka puts them on the wire).
+std::string ConfValue(rd_kafka_conf_t* conf, const char* name) {
+  char value[256] = "";
+  size_t size = sizeof(value);
+  if (rd_kafka_conf_get(conf, name, value, &size) != RD_KAFKA_CONF_OK) {
+    return "<unset>";
+  }
+  return value;
+}
+
+TEST(KafkaProducerSaslTest, TheCredentialsGoToTheClient) {
+  KafkaOptions options;
+  options.bootstrap_servers = "127.0.0.1:9";
+  options.security = KafkaSecurity::kSaslPlaintext;
+  options.sasl_mechanism = "SCRAM-SHA-256";
+  options.username = "till-1";
+  options.password = "s3cret-Pa55";
+  absl::StatusOr<rd_kafka_conf_t*> conf = NewKafkaConf(options);
+  ASSERT_OUTBOX_OK(conf);
+  EXPECT_EQ(ConfValue(*conf, "security.protocol"), "sasl_plaintext");
+  EXPECT_EQ(ConfValue(*conf, "sasl.mechanisms"), "SCRAM-SHA-256");
+  EXPECT_EQ(ConfValue(*conf, "sasl.username"), "till-1");
+  EXPECT_EQ(ConfValue(*conf, "sasl.password"), "s3cret-Pa55");
+  rd_kafka_conf_destroy(*conf);
 }
 
 TEST(KafkaProducerCreateTest, RejectsBadOptions) {

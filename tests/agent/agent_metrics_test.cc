@@ -96,6 +96,24 @@ TEST_F(AgentMetricsTest, CountsAttemptsByOutcomeAndDeadLettersByReason) {
   EXPECT_EQ(Sample("outbox_delivery_latency_seconds_count"), 1);
 }
 
+// The gauge is the requests out at the moment the file is written: the
+// first round starts three and writes the file before any answer is in;
+// the next takes the answers in, and the file after it says none.
+TEST_F(AgentMetricsTest, InFlightRequestsAreThoseNotAnsweredYet) {
+  AnswerAlways(Answer::kOk);
+  for (int i = 0; i < 3; ++i) CommitEvent(MakeEvent("sale"));
+  auto agent = MakeAgent(Config());
+  ASSERT_NE(agent, nullptr);
+  ASSERT_OUTBOX_OK(agent->RunOnce());
+  ASSERT_EQ(agent->stats().requests, 3u);
+  ASSERT_EQ(agent->stats().delivered, 0u) << "answered in the first round";
+  EXPECT_EQ(Sample("outbox_in_flight_requests"), 3);
+  ASSERT_OUTBOX_OK(agent->RunOnce());
+  ASSERT_EQ(agent->stats().delivered, 3u);
+  NextInterval(agent.get());
+  EXPECT_EQ(Sample("outbox_in_flight_requests"), 0);
+}
+
 // Out of attempts (max_attempts) is its own reason, apart from a receiver's
 // rejection: an operator reads it as "the receiver kept failing".
 TEST_F(AgentMetricsTest, AnEventOutOfAttemptsIsDeadLetteredAsGaveUp) {

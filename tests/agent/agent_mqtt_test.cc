@@ -5,8 +5,9 @@
 // message: properties, topics, nothing retained, FIFO per ordering key, a
 // broker that is down or never sends its CONNACK (not an attempt), one
 // stopped mid-drain (nothing lost, duplicates carry the same id), a
-// not-authorized PUBACK (held), and TLS with client certificates. Waits are
-// bounded only to catch hangs; nothing asserts on how fast anything was.
+// not-authorized PUBACK (held), a link that died silently (keepalive), and TLS
+// with client certificates. Waits are bounded only to catch hangs; nothing
+// asserts on how fast anything was.
 
 #include <algorithm>
 #include <map>
@@ -367,6 +368,45 @@ TEST_F(AgentMqttTest, PublishesTheBrokerNeverAcknowledgedAreSentAgain) {
     absl::SleepFor(absl::Milliseconds(50));
   }
   for (const std::string& id : retried) EXPECT_EQ(after.count(id), 1u) << id;
+}
+
+// The link dies silently (the broker freezes: SIGSTOP, its connections stay
+// open and the kernel still acknowledges what is sent, as behind a NAT that
+// dropped the mapping): keepalive notices within about two keepalives, so
+// the publish that went out unanswered is a failed attempt to send again,
+// not a wait for TCP to give up (minutes). Once the broker is back, the
+// event reaches the subscriber under its id.
+TEST_F(AgentMqttTest, ALinkThatDiedSilentlyIsNoticedByKeepalive) {
+  ASSERT_NO_FATAL_FAILURE(StartBroker());
+  ASSERT_NO_FATAL_FAILURE(StartRecorder());
+  CommitEvents(1, /*keys=*/1);
+  auto agent = MakeAgent(MqttConfig(R"(keepalive: "5s")"));
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  ASSERT_OUTBOX_OK(broker_->Pause());
+  const std::string id = CommitEvents(1, /*keys=*/1).at(0);
+  // The bound is a hang guard: without keepalive the publish waits on a
+  // connection that never answers, far longer than this.
+  const absl::Time guard = absl::Now() + absl::Seconds(45);
+  while (absl::Now() < guard && agent->stats().retries_scheduled == 0) {
+    ASSERT_OUTBOX_OK(agent->RunOnce(absl::Now() + absl::Milliseconds(100)));
+  }
+  const absl::Status resumed = broker_->Resume();
+  ASSERT_GE(agent->stats().retries_scheduled, 1u)
+      << "the unanswered publish was never given up";
+  ASSERT_OUTBOX_OK(resumed);
+  bool lost = false;
+  for (const LogRecord& r : agent_log_) {
+    lost = lost || (r.event == LogEvent::kRetryScheduled && r.event_id == id);
+  }
+  EXPECT_TRUE(lost);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  ASSERT_TRUE(recorder_->WaitFor(2, absl::Seconds(30)));
+  std::set<std::string> ids;
+  for (const ReceivedMessage& m : recorder_->Received()) {
+    ids.insert(Property(m, "event-id"));
+  }
+  EXPECT_EQ(ids.count(id), 1u);
 }
 
 // The broker's ACL refuses this client the topic: a verdict on the device,

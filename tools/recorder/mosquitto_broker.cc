@@ -158,6 +158,8 @@ absl::Status MosquittoBroker::WaitReady() {
 
 absl::Status MosquittoBroker::Pause() { return process_->Signal(SIGSTOP); }
 
+absl::Status MosquittoBroker::Resume() { return process_->Signal(SIGCONT); }
+
 void MosquittoBroker::Kill() {
   if (process_ != nullptr && !process_->reaped()) process_->Kill();
 }

@@ -60,6 +60,8 @@ class MosquittoBroker {
   int plain_port() const { return plain_port_; }
   // SIGSTOPs the broker: connections stay open, nothing is answered.
   absl::Status Pause();
+  // SIGCONTs it after Pause(): it reads what its connections sent meanwhile.
+  absl::Status Resume();
   // SIGKILLs the broker (no goodbye to its clients).
   void Kill();
   // SIGTERMs the broker and waits until it exited: it disconnects its
@@ -72,8 +74,7 @@ class MosquittoBroker {
   std::string Stderr() const;
 
  private:
-  MosquittoBroker(std::string binary, std::string dir, int port,
-                  int plain_port)
+  MosquittoBroker(std::string binary, std::string dir, int port, int plain_port)
       : binary_(std::move(binary)),
         dir_(std::move(dir)),
         port_(port),
