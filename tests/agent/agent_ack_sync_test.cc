@@ -7,6 +7,8 @@
 // fault-injecting file system, the recording transport and a fake clock that
 // only the test moves; the backlog keeps the agent busy throughout.
 
+#include <poll.h>
+
 #include <memory>
 #include <string>
 #include <utility>
@@ -30,22 +32,27 @@ class AgentAckSyncTest : public testing::PowerCutStoreTest {
   void SetUp() override {
     options_.clock = &clock_;
     Open();
-    for (int i = 0; i < kBacklog; ++i) {
+  }
+
+  void CommitSales(int n) {
+    for (int i = 0; i < n; ++i) {
       ASSERT_OUTBOX_OK(CommitSale(absl::StrCat("sale-", i)));
     }
   }
 
-  std::unique_ptr<Agent> MakeAgent() {
+  std::unique_ptr<Agent> MakeAgent(const std::string& interval = "1s") {
     AgentOptions options;
-    options.config_text = R"(
+    options.config_text = absl::StrCat(R"(
       destinations { name: "sink" url: "http://sink.test/" }
       routes { event_type: "*" destination: "sink" }
-      agent { max_in_flight: 2 ack_sync_interval: "1s" }
-    )";
+      agent { max_in_flight: 2 ack_sync_interval: ")",
+                                       interval, "\" }\n");
     options.clock = &clock_;
     options.watch_network = false;
-    options.transport = std::make_unique<testing::RecordingTransport>(
+    auto transport = std::make_unique<testing::RecordingTransport>(
         &receiver_, [] { return true; });
+    transport_ = transport.get();
+    options.transport = std::move(transport);
     auto agent = Agent::Create(store_.get(), std::move(options));
     EXPECT_TRUE(agent.ok()) << agent.status();
     return agent.ok() ? std::move(*agent) : nullptr;
@@ -65,6 +72,7 @@ class AgentAckSyncTest : public testing::PowerCutStoreTest {
   }
 
   testing::FakeClock clock_;
+  testing::RecordingTransport* transport_ = nullptr;  // the agent's
   // Every request answered 2xx.
   testing::Receiver receiver_{/*seed=*/1,
                               testing::AnswerWeights{1, 0, 0, 0, 0, 0}};
@@ -75,6 +83,7 @@ class AgentAckSyncTest : public testing::PowerCutStoreTest {
 // survives it. Synced only when idle, nothing would: the backlog keeps the
 // agent busy.
 TEST_F(AgentAckSyncTest, ABusyAgentSyncsDeliveriesWithinTheInterval) {
+  ASSERT_NO_FATAL_FAILURE(CommitSales(kBacklog));
   auto agent = MakeAgent();
   ASSERT_NE(agent, nullptr);
   std::vector<uint64_t> delivered_by_round;
@@ -98,6 +107,30 @@ TEST_F(AgentAckSyncTest, ABusyAgentSyncsDeliveriesWithinTheInterval) {
   auto stats = store_->GetStats();
   ASSERT_OUTBOX_OK(stats);
   EXPECT_EQ(stats->pending_events + stats->delivered_total, uint64_t{kBacklog});
+}
+
+// A delivery settled while another request is still out (a slow receiver)
+// leaves the agent busy, so nothing else wakes it: its own timer must, when
+// the interval has passed, to sync. The poll's bound only guards a hang; the
+// timer is the agent's real one, armed for the fake clock's interval.
+TEST_F(AgentAckSyncTest, TheTimerWakesABusyAgentToSync) {
+  ASSERT_NO_FATAL_FAILURE(CommitSales(1));
+  auto agent = MakeAgent("100ms");
+  ASSERT_NE(agent, nullptr);
+  ASSERT_OUTBOX_OK(agent->RunOnce());  // sends the first
+  ASSERT_NO_FATAL_FAILURE(CommitSales(1));
+  ASSERT_OUTBOX_OK(agent->RunOnce());  // its 2xx settled; the second sent
+  ASSERT_EQ(agent->stats().delivered, 1u);
+  ASSERT_EQ(agent->stats().requests, 2u);
+  transport_->Hold();                  // the second is never answered
+  ASSERT_OUTBOX_OK(agent->RunOnce());  // nothing ready: the loop would wait
+  pollfd p{agent->fd(), POLLIN, 0};
+  ASSERT_EQ(poll(&p, 1, /*timeout_ms=*/30000), 1)
+      << "nothing woke the agent to sync its settled delivery";
+  clock_.Advance(absl::Milliseconds(100));
+  ASSERT_OUTBOX_OK(agent->RunOnce());
+  CutPower(std::move(agent));
+  EXPECT_EQ(DeliveredTotal(), 1u) << "the delivery was not synced";
 }
 
 }  // namespace

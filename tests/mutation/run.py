@@ -114,7 +114,7 @@ def ctest(build_dir, jobs, regex, log):
     None, tests run)."""
     cmd = ["nice", "-n", "10", "ctest", "--test-dir", build_dir, "-LE",
            EXCLUDED_LABELS, "--stop-on-failure", "-j", str(jobs),
-           "--timeout", "900"]
+           "--timeout", "900", "--output-on-failure"]
     if regex:
         cmd += ["-R", regex]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -28,6 +28,9 @@ constexpr char kTill[] = "till-1";
 constexpr char kSay[] = "outbox-vm: ";
 // How often kMidAcknowledgement reads the sink's log meanwhile.
 constexpr absl::Duration kPoll = absl::Milliseconds(5);
+// The in_flush plan's k is at most this: with every FLUSH held, each
+// commit takes kInFlushHold.
+constexpr int64_t kInFlushMaxSales = 5;
 
 // An event id as the store makes them (a UUID): a console line torn or
 // mixed with a kernel message would not pass, and must not count as an
@@ -59,10 +62,34 @@ const char* CutPlanName(CutPlan plan) {
       return "after_drained";
     case CutPlan::kMidAcknowledgement:
       return "mid_acknowledgement";
+    case CutPlan::kInFlush:
+      return "in_flush";
     case CutPlan::kNone:
       return "none";
   }
   return "?";
+}
+
+absl::StatusOr<std::vector<CutPlan>> ParseCutPlans(absl::string_view names) {
+  constexpr CutPlan kPlans[] = {CutPlan::kAnyTime,
+                                CutPlan::kAfterSale,
+                                CutPlan::kMidDelivery,
+                                CutPlan::kAfterDrained,
+                                CutPlan::kMidAcknowledgement,
+                                CutPlan::kInFlush};
+  std::vector<CutPlan> plans;
+  for (absl::string_view name : absl::StrSplit(names, ',', absl::SkipEmpty())) {
+    const CutPlan* found =
+        std::find_if(std::begin(kPlans), std::end(kPlans),
+                     [&](CutPlan p) { return name == CutPlanName(p); });
+    if (found == std::end(kPlans)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("no cut plan \"", name, "\""));
+    }
+    plans.push_back(*found);
+  }
+  if (plans.empty()) return absl::InvalidArgumentError("no cut plan given");
+  return plans;
 }
 
 PowerCutSoak::PowerCutSoak(PowerCutOptions options)
@@ -114,6 +141,10 @@ int64_t PowerCutSoak::DrawPlanArg(CutPlan plan, int64_t to_make) {
     case CutPlan::kMidAcknowledgement:
       return absl::Uniform<int64_t>(absl::IntervalClosed, rng_, 1,
                                     std::max<int64_t>(to_make, 1));
+    case CutPlan::kInFlush:  // a commit follows the k-th; each is slow
+      return absl::Uniform<int64_t>(
+          absl::IntervalClosed, rng_, 1,
+          std::clamp<int64_t>(to_make - 1, 1, kInFlushMaxSales));
     case CutPlan::kMidDelivery:
       return absl::Uniform(rng_, 0, 301);
     case CutPlan::kAfterDrained:
@@ -154,6 +185,11 @@ Boot PowerCutSoak::PlanBoot(CutPlan plan) {
   if (plan == CutPlan::kMidAcknowledgement) {
     boot.delay_ms = absl::Uniform(absl::IntervalClosed, rng_, 0, 100);
   }
+  if (plan == CutPlan::kInFlush) {
+    // The next commit starts 1/rate s after the line and its FLUSH is then
+    // held kInFlushHold: well inside it.
+    boot.delay_ms = absl::Uniform(absl::IntervalClosed, rng_, 100, 300);
+  }
   return boot;
 }
 
@@ -162,7 +198,9 @@ absl::Status PowerCutSoak::RunBoot(CutPlan plan, bool final_boot) {
   auto disk = LossyDiskProcess::Start(
       options_.disk_binary, platter_,
       {"--mode=" + boot.mode, absl::StrCat("--seed=", rng_()),
-       absl::StrCat("--flush-ms=", options_.flush_ms)},
+       absl::StrCat("--flush-ms=", plan == CutPlan::kInFlush
+                                       ? absl::ToInt64Milliseconds(kInFlushHold)
+                                       : options_.flush_ms)},
       options_.dir + "/disk.err");
   if (!disk.ok()) return disk.status();
   BoardConfig config;
@@ -297,7 +335,8 @@ absl::Status PowerCutSoak::OnLine(const std::string& line, absl::Time at,
   }
   acknowledged_.push_back({n, parts[2], boot->index});
   ++boot->lines;
-  if (boot->plan == CutPlan::kAfterSale && boot->lines == boot->plan_arg) {
+  if ((boot->plan == CutPlan::kAfterSale || boot->plan == CutPlan::kInFlush) &&
+      boot->lines == boot->plan_arg) {
     *cut_at = at + absl::Milliseconds(boot->delay_ms);
   }
   if (boot->plan == CutPlan::kMidDelivery && n == boot->sales_flag - 1) {

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "tests/vm/image_check.h"
 #include "tests/vm/lossy_disk_process.h"
@@ -41,9 +43,19 @@ enum class CutPlan {
                         // its way, the agent recording the acknowledgement
                         // (a write synced with the next commit or within
                         // a second)
-  kNone,                // the final boot, left to drain and power off
+  kInFlush,  // the disk holds each FLUSH kInFlushHold (not flush_ms):
+             // 100..300 ms after the k-th "sale" line (k short of the
+             // last, at most 5), the next commit's fsync waits on its FLUSH, so
+             // the cut meets its writes unflushed, whatever the draws
+  kNone,     // the final boot, left to drain and power off
 };
 const char* CutPlanName(CutPlan plan);
+// "after_sale,in_flush" (CutPlanName's names, none of them "none") as plans.
+// Errors: kInvalidArgument naming an unknown name, or an empty list.
+absl::StatusOr<std::vector<CutPlan>> ParseCutPlans(absl::string_view names);
+
+// How long the disk holds a FLUSH in a kInFlush boot.
+constexpr absl::Duration kInFlushHold = absl::Milliseconds(400);
 
 struct PowerCutOptions {
   // Programs: qemu-system-x86_64, the guest (build-guest.sh), and
@@ -57,9 +69,9 @@ struct PowerCutOptions {
   // "reorder").
   std::vector<std::string> modes = {"reorder", "subset"};
   // The plans, in turn.
-  std::vector<CutPlan> plans = {CutPlan::kAfterSale, CutPlan::kMidDelivery,
-                                CutPlan::kAnyTime, CutPlan::kAfterDrained,
-                                CutPlan::kMidAcknowledgement};
+  std::vector<CutPlan> plans = {
+      CutPlan::kAfterSale,    CutPlan::kMidDelivery,        CutPlan::kAnyTime,
+      CutPlan::kAfterDrained, CutPlan::kMidAcknowledgement, CutPlan::kInFlush};
   bool fsync = true;  // false: pos-sim --fsync off, the broken store
   // The disk's --flush-ms: a FLUSH takes this long, and a cut meanwhile
   // finds the writes before it unflushed (without it the window between
@@ -77,7 +89,8 @@ struct Boot {
   std::string mode;
   CutPlan plan = CutPlan::kNone;
   int64_t plan_arg = 0;  // ms, or k for kAfterSale
-  int64_t delay_ms = 0;  // kAfterSale, kMidAcknowledgement: after the k-th
+  int64_t delay_ms =
+      0;  // kAfterSale, kMidAcknowledgement, kInFlush: after the k-th
   int64_t sales_flag = 0;
   int lines = 0;             // "sale" lines read
   bool cut = false;          // the power was cut (else it powered off)

@@ -6,7 +6,8 @@
 // what the guest did not flush. Each boot is cut (SIGKILL of qemu, then the
 // disk's cut) at a moment of a seeded plan: as a "sale" line arrives (the
 // next commit under way), while the backlog is delivered, after "drained"
-// (agent stop, store close, unmount), or at any time, boot included. The
+// (agent stop, store close, unmount), at any time, boot included, or while
+// the disk holds a commit's FLUSH (in_flush: its writes are unflushed). The
 // board then boots again on what the disk kept and the simulator continues
 // from its stored counter. A last boot drains and powers off.
 //
@@ -20,18 +21,20 @@
 // reopens (read-only, on the host, from a copy of the disk), and e2fsck -fy
 // on a copy finds nothing but stale free counts (image_check.h).
 // Counted: cuts per plan and per cache mode, unflushed block writes kept
-// and dropped, e2fsck verdicts, boot time, sales, requests, duplicates.
+// and dropped, e2fsck verdicts, boot time, sales, requests, duplicates. A
+// run of at least one cut per plan and per mode must have cut in each, and
+// met unflushed writes (each in_flush cut must).
 //
 // The broken variant, outbox-pos-sim --fsync off (commits not fsync'ed),
 // must fail the same audit on a disk that drops unflushed writes.
 //
-// Environment: OUTBOX_VM_CUTS (default 5, one per plan; each `soak`
+// Environment: OUTBOX_VM_CUTS (default 6, one per plan; each `soak`
 // entry sets 500),
 // OUTBOX_VM_MODES (comma-separated; default reorder,subset),
+// OUTBOX_VM_PLANS (comma-separated plan names; default all, in turn),
 // OUTBOX_VM_SEED (default random, printed; replays the plans, not the
 // timing), OUTBOX_VM_DIR (run there and keep the disk, consoles and logs).
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -68,10 +71,8 @@ std::string BootTable(const std::vector<Boot>& boots) {
     };
     absl::StrAppend(
         &out, b.index, "  ", b.mode, "  ", CutPlanName(b.plan), "(", b.plan_arg,
-        b.plan == CutPlan::kAfterSale || b.plan == CutPlan::kMidAcknowledgement
-            ? absl::StrCat(" +", b.delay_ms, "ms")
-            : "",
-        ")  ", b.sales_flag, "  ", b.lines, "  ", b.cut ? "cut" : "off", "  ",
+        b.delay_ms > 0 ? absl::StrCat(" +", b.delay_ms, "ms") : "", ")  ",
+        b.sales_flag, "  ", b.lines, "  ", b.cut ? "cut" : "off", "  ",
         absl::FormatDuration(b.life), "  ", field("unflushed"), "/",
         field("kept"), "/", field("dropped"), "  ",
         FsckVerdictName(b.image.verdict), "  ", b.counter, "\n");
@@ -129,10 +130,10 @@ void PrintFigures(uint64_t seed, const std::vector<Boot>& boots,
 // a cut of every plan and of every cache mode (else a mode such as subset or
 // reorder could have become vacuous unnoticed). Empty when all is covered.
 // Plans and modes go in turn, so a run of at least as many cuts as each
-// list covers every entry unless boots ended uncut.
-constexpr char kNoUnflushedCut[] = "no cut met unflushed writes";
-constexpr int kCutsThatMeetUnflushedWrites = 60;
-
+// list covers every entry unless boots ended uncut. An in_flush cut lands
+// while a FLUSH is held after the commit's writes, so it meets unflushed
+// writes whatever the draws: each one that did not is a gap of its own (a
+// disk whose cache kept nothing, or a plan that missed its moment).
 std::vector<std::string> CoverageGaps(const PowerCutOptions& options,
                                       const std::vector<Boot>& boots) {
   std::vector<std::string> gaps;
@@ -143,9 +144,14 @@ std::vector<std::string> CoverageGaps(const PowerCutOptions& options,
     ++plans[CutPlanName(b.plan)];
     ++modes[b.mode];
     auto it = b.disk.find("unflushed");
-    if (it != b.disk.end() && it->second > 0) unflushed = true;
+    const bool met = it != b.disk.end() && it->second > 0;
+    unflushed = unflushed || met;
+    if (b.plan == CutPlan::kInFlush && !met) {
+      gaps.push_back(absl::StrCat("the in_flush cut of boot ", b.index,
+                                  " met no unflushed writes"));
+    }
   }
-  if (!unflushed) gaps.push_back(kNoUnflushedCut);
+  if (!unflushed) gaps.push_back("no cut met unflushed writes");
   for (CutPlan plan : options.plans) {
     if (plans.count(CutPlanName(plan)) == 0) {
       gaps.push_back(absl::StrCat("no cut of plan ", CutPlanName(plan)));
@@ -215,9 +221,14 @@ class VmPowerCutTest : public ::testing::Test {
 
 TEST_F(VmPowerCutTest, AcknowledgedSalesSurvivePowerCutsOnALossyDisk) {
   PowerCutOptions options = Defaults();
-  options.cuts = static_cast<int>(EnvNumber("OUTBOX_VM_CUTS", 5));
+  options.cuts = static_cast<int>(EnvNumber("OUTBOX_VM_CUTS", 6));
   if (const char* modes = std::getenv("OUTBOX_VM_MODES")) {
     options.modes = absl::StrSplit(modes, ',');
+  }
+  if (const char* plans = std::getenv("OUTBOX_VM_PLANS")) {
+    absl::StatusOr<std::vector<CutPlan>> parsed = ParseCutPlans(plans);
+    ASSERT_OUTBOX_OK(parsed);
+    options.plans = *std::move(parsed);
   }
   const std::optional<audit::AuditReport> report = SoakAndAudit(options);
   ASSERT_TRUE(report.has_value());
@@ -238,18 +249,7 @@ TEST_F(VmPowerCutTest, AcknowledgedSalesSurvivePowerCutsOnALossyDisk) {
   EXPECT_EQ(cuts, options.cuts) << table_;
   if (options.cuts >= static_cast<int>(options.plans.size()) &&
       options.cuts >= static_cast<int>(options.modes.size())) {
-    std::vector<std::string> gaps = CoverageGaps(options, boots_);
-    // A cut meets unflushed writes in about a fifth of the cuts (187 of
-    // 1,000 in the soak of tests/vm/README.md; 28 of 100 with
-    // mid_acknowledgement): 60 cuts all miss them with a chance under 4 in
-    // a million (0.813^60), but the 5-cut short run would fail about one
-    // run in five. So the short run asserts the plans and modes, `make
-    // soak`'s 500 cuts the unflushed writes as well.
-    if (cuts < kCutsThatMeetUnflushedWrites) {
-      gaps.erase(
-          std::remove(gaps.begin(), gaps.end(), std::string(kNoUnflushedCut)),
-          gaps.end());
-    }
+    const std::vector<std::string> gaps = CoverageGaps(options, boots_);
     EXPECT_EQ(gaps, std::vector<std::string>()) << table_;
   }
 }
@@ -290,6 +290,18 @@ TEST(CoverageGapsTest, NamesWhatTheCutsMissed) {
       boot(CutPlan::kMidDelivery, "subset", 3, true),
       boot(CutPlan::kNone, "reorder", 0, false)};
   EXPECT_EQ(CoverageGaps(options, covered), std::vector<std::string>());
+  // An in_flush cut must meet unflushed writes itself: others doing so
+  // does not cover for it.
+  options.plans.push_back(CutPlan::kInFlush);
+  std::vector<Boot> in_flush = covered;
+  in_flush.push_back(boot(CutPlan::kInFlush, "reorder", 0, true));
+  in_flush.back().index = 3;
+  EXPECT_EQ(CoverageGaps(options, in_flush),
+            std::vector<std::string>{
+                "the in_flush cut of boot 3 met no unflushed writes"});
+  in_flush.back().disk["unflushed"] = 2;
+  EXPECT_EQ(CoverageGaps(options, in_flush), std::vector<std::string>());
+  options.plans.pop_back();
   // Unflushed writes met only by a boot that powered off count for nothing;
   // nor do its plan and mode.
   const std::vector<Boot> clean = {
@@ -302,6 +314,18 @@ TEST(CoverageGapsTest, NamesWhatTheCutsMissed) {
           absl::StrCat("no cut of plan ", CutPlanName(CutPlan::kMidDelivery)),
           "no cut in cache mode subset"}));
   EXPECT_EQ(CoverageGaps(options, {}).size(), 5u);
+}
+
+TEST(ParseCutPlansTest, TakesPlanNamesAndRefusesOthers) {
+  absl::StatusOr<std::vector<CutPlan>> plans =
+      ParseCutPlans("in_flush,after_sale");
+  ASSERT_OUTBOX_OK(plans);
+  EXPECT_EQ(*plans,
+            (std::vector<CutPlan>{CutPlan::kInFlush, CutPlan::kAfterSale}));
+  EXPECT_EQ(ParseCutPlans("after_sale,none").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseCutPlans("").status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 // e2fsck's words after a cut, as the 1000-cut soak met them.
