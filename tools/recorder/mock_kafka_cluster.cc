@@ -66,6 +66,17 @@ void MockKafkaCluster::FailNextProduces(
                                           errors.size(), errors.data());
 }
 
+absl::Status MockKafkaCluster::SetRoundTrip(absl::Duration rtt) {
+  const rd_kafka_resp_err_t err = rd_kafka_mock_broker_set_rtt(
+      cluster_, /*broker_id=*/-1,
+      static_cast<int>(absl::ToInt64Milliseconds(rtt)));
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return absl::InternalError(absl::StrCat(
+        "mock Kafka cluster: setting the round trip: ", rd_kafka_err2str(err)));
+  }
+  return absl::OkStatus();
+}
+
 void MockKafkaCluster::DelayNextProduceAnswer(int32_t broker_id,
                                               absl::Duration delay) {
   rd_kafka_mock_broker_push_request_error_rtts(

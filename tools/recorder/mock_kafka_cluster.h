@@ -42,6 +42,10 @@ class MockKafkaCluster {
   // The next errors.size() ProduceRequests are answered with these codes
   // (one each, in order) instead of being written.
   void FailNextProduces(const std::vector<rd_kafka_resp_err_t>& errors);
+  // Every broker answers every request `rtt` after it came (librdkafka's
+  // broker round-trip time; zero, the default, answers at once).
+  // Errors: kInternal naming librdkafka's code.
+  absl::Status SetRoundTrip(absl::Duration rtt);
   // Broker `broker_id` writes the next ProduceRequest at once but sends its
   // answer only `delay` later.
   void DelayNextProduceAnswer(int32_t broker_id, absl::Duration delay);
