@@ -59,6 +59,17 @@ class ClockJumpTest : public testing::StoreTest {
   }
 
   void SetWallClock(absl::Duration by) { clock_.Set(clock_.Now() + by); }
+
+  // The retry age of the one pending event.
+  absl::Duration RetryAge() {
+    auto pending = store_->ListPending(10);
+    EXPECT_TRUE(pending.ok()) << pending.status();
+    if (!pending.ok() || pending->size() != 1) {
+      ADD_FAILURE() << "expected exactly one pending event";
+      return absl::ZeroDuration();
+    }
+    return pending->front().retry_age;
+  }
 };
 
 TEST_F(ClockJumpTest, RetryStaysOnItsDelayWhenTheClockIsSetBackWhileOpen) {
@@ -97,6 +108,26 @@ TEST_F(ClockJumpTest, RetryDecidedJustBeforeTheClockIsSetBackStaysOnItsDelay) {
   EXPECT_LE(Wait(), kRetryIn);
   clock_.Advance(kRetryIn);
   EXPECT_THAT(DueIds(), ElementsAre(id));
+}
+
+// An attempt recorded without the agent's retry age (AttemptRecord's
+// default, as a caller of its own or an older agent records it) adds the
+// wall-clock gap since the previous attempt to the stored age: a clock set
+// back makes that gap negative, which must count as none, never shrink the
+// age (max_age would then never end the retries).
+TEST_F(ClockJumpTest, TheStoredRetryAgeNeverShrinksWhenTheClockIsSetBack) {
+  CommitAndFailOnce();
+  clock_.Advance(absl::Minutes(10));
+  AttemptRecord attempt;
+  attempt.error = "HTTP 503";
+  attempt.next_attempt = clock_.Now() + kRetryIn;
+  ASSERT_OUTBOX_OK(store_->RecordAttempt(OnlyDue(), attempt));
+  ASSERT_EQ(RetryAge(), absl::Minutes(10));
+  clock_.Advance(kRetryIn);
+  SetWallClock(-absl::Hours(1));
+  attempt.next_attempt = clock_.Now() + kRetryIn;
+  ASSERT_OUTBOX_OK(store_->RecordAttempt(OnlyDue(), attempt));
+  EXPECT_EQ(RetryAge(), absl::Minutes(10));
 }
 
 // After a restart the store cannot know how long the device was off, and a
