@@ -12,9 +12,11 @@
 //   - dropping the type, then cancelling a completed workflow, delivered
 //     the requeued event as a plain one instead of reverting its steps.
 
+#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -221,6 +223,58 @@ TEST_F(AgentWorkflowVersionsTest,
   RunToEnd(v2);
   EXPECT_THAT(Paths(), ElementsAreArray(Concat(kHappyPath, kReverts)));
   EXPECT_EQ(State(id).phase(), storage::WORKFLOW_PHASE_COMPENSATED);
+}
+
+// The type of a stored definition that the new configuration neither runs
+// as a workflow nor routes: its new events are plain (never started) and
+// unrouted, so they are held, said once, and their lane stays closed. Open,
+// it would hand out the held events every round, more of them than a round
+// takes (max_in_flight, here 2): the agent would never go idle, and the
+// refund committed after them would never be sent. Drain runs on a thread;
+// the 60 s bound only ends a hang.
+TEST_F(AgentWorkflowVersionsTest, AnUnroutedTypeOfAStoredDefinitionIsHeld) {
+  CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})");
+  RunToEnd(WorkflowConfig());
+  const size_t calls = Calls().size();
+  const std::string config = absl::StrReplaceAll(
+      WorkflowConfig(), {{"agent {", "agent { max_in_flight: 2"}});
+  const std::string unrouted = absl::StrCat(
+      config.substr(0, config.find("workflows {")),
+      Destination("catchall", "/api/catchall"),
+      "routes { event_type: \"refund.created\" destination: \"catchall\" }\n");
+  for (int i = 2; i < 8; ++i) {
+    CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})",
+                absl::StrCat("sale-", i));
+  }
+  Txn refund;
+  Event e;
+  e.type = "refund.created";
+  e.payload = "{}";
+  refund.Emit(e);
+  ASSERT_OUTBOX_OK(store_->Commit(refund));
+  std::unique_ptr<Agent> agent = MakeAgent(unrouted);
+  ASSERT_NE(agent, nullptr);
+  std::atomic<bool> idle{false};
+  absl::StatusOr<uint64_t> pending = 0;
+  std::thread drain([&] {
+    pending = agent->Drain();
+    idle = true;
+  });
+  for (int i = 0; i < 600 && !idle; ++i) {
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  const bool went_idle = idle;
+  if (!went_idle) agent->Stop();
+  drain.join();
+  EXPECT_TRUE(went_idle) << "the held type's lane kept handing out its events";
+  ASSERT_OUTBOX_OK(pending);
+  EXPECT_EQ(*pending, 6u);
+  ASSERT_EQ(Calls().size(), calls + 1) << "the refund, and only it";
+  EXPECT_EQ(Calls().back().path, "/api/catchall");
+  EXPECT_EQ(Logged(LogEvent::kNoRoute), 1);
+  absl::StatusOr<Stats> stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->dead_letters, 0u);
 }
 
 // A half-way workflow written by a build that did not keep definitions:
