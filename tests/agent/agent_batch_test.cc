@@ -152,6 +152,23 @@ TEST_F(AgentBatchTest, MaxWaitHoldsABatchThatIsNotFull) {
   EXPECT_EQ(agent->stats().requests, 1u);
 }
 
+// ... and once its first event is max_wait old, the partial batch leaves,
+// all four in one request. The 20 s bound (40 times max_wait) only ends a
+// hang.
+TEST_F(AgentBatchTest, APartialBatchLeavesOnceMaxWaitHasPassed) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  CommitEvents(4, /*keys=*/1);
+  auto agent = MakeAgent(BatchConfig("max_events: 5 max_wait: \"500ms\""));
+  ASSERT_NE(agent, nullptr);
+  const absl::Time guard = absl::Now() + absl::Seconds(20);
+  while (agent->stats().delivered < 4 && absl::Now() < guard) {
+    ASSERT_OUTBOX_OK(agent->RunOnce(absl::Now() + absl::Milliseconds(100)));
+  }
+  EXPECT_EQ(agent->stats().delivered, 4u) << "the partial batch never left";
+  EXPECT_EQ(SinkLog().size(), 4u);
+  EXPECT_EQ(agent->stats().requests, 1u);
+}
+
 // A workflow event behind a batched event of its key is no batch line: the
 // batch ends before it, its step runs (a request of its own, at the step's
 // destination), and the key's next event waits for the workflow.
