@@ -47,10 +47,10 @@ SendResult Unsettled(uint64_t tag, const absl::Status& why) {
   return out;
 }
 
-// What a delivery report means for the agent; `cluster` is the producer's
-// connection_status() after the report, `fatal` whether it failed fatally.
-SendResult FromKafka(const KafkaResult& r, const absl::Status& cluster,
-                     bool fatal) {
+}  // namespace
+
+SendResult SendResultFromKafka(const KafkaResult& r,
+                               const absl::Status& cluster, bool fatal) {
   if (fatal && !r.status.ok()) return Unsettled(r.tag, cluster);
   if (absl::IsNotFound(r.status))
     return NeverLeft(r.tag, TopicMissing(r.status));
@@ -80,6 +80,8 @@ SendResult FromKafka(const KafkaResult& r, const absl::Status& cluster,
   return out;
 }
 
+namespace {
+
 // REQUIRES: External synchronization (the agent's thread).
 class KafkaSender final : public Sender {
  public:
@@ -104,7 +106,7 @@ class KafkaSender final : public Sender {
     const absl::Status cluster = producer_->connection_status();
     const bool fatal = producer_->failed_fatally();
     for (const KafkaResult& r : results) {
-      done->push_back(FromKafka(r, cluster, fatal));
+      done->push_back(SendResultFromKafka(r, cluster, fatal));
     }
     return fatal ? Renew(done) : absl::OkStatus();
   }
@@ -115,7 +117,7 @@ class KafkaSender final : public Sender {
     const absl::Status cluster = producer_->connection_status();
     const bool fatal = producer_->failed_fatally();
     for (const KafkaResult& r : results) {
-      done->push_back(FromKafka(r, cluster, fatal));
+      done->push_back(SendResultFromKafka(r, cluster, fatal));
     }
   }
 

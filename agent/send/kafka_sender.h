@@ -45,12 +45,21 @@
 
 namespace outbox {
 
+struct KafkaResult;  // platform/kafka_producer.h
+
 // The sender for `destination` (kind kKafka); librdkafka starts connecting.
 // Errors: kFailedPrecondition when this build has no Kafka support or TLS
 // files are unusable; kInvalidArgument / kResourceExhausted from
 // KafkaProducer::Create.
 absl::StatusOr<std::unique_ptr<Sender>> NewKafkaSender(
     const Destination& destination);
+
+// What a delivery report means for the agent (docs/transports.md's Kafka
+// table); `cluster` is the producer's connection_status() after the report,
+// `fatal` whether the producer failed fatally. Exported for its test; only
+// in builds with Kafka.
+SendResult SendResultFromKafka(const KafkaResult& result,
+                               const absl::Status& cluster, bool fatal);
 
 }  // namespace outbox
 
