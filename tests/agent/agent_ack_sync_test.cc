@@ -133,5 +133,30 @@ TEST_F(AgentAckSyncTest, TheTimerWakesABusyAgentToSync) {
   EXPECT_EQ(DeliveredTotal(), 1u) << "the delivery was not synced";
 }
 
+// A clean stop syncs what was settled, however recently: Stop() within
+// ack_sync_interval of a delivery (here an hour), with another request
+// still out (abandoned after shutdown_grace: pending, resent later), and
+// the power going right after. (Only unclean ends may resend: docs/
+// reliability.md.)
+TEST_F(AgentAckSyncTest, AStopSyncsTheDeliveriesSettledBeforeIt) {
+  ASSERT_NO_FATAL_FAILURE(CommitSales(1));
+  auto agent = MakeAgent("1h");
+  ASSERT_NE(agent, nullptr);
+  ASSERT_OUTBOX_OK(agent->RunOnce());  // sends the first
+  ASSERT_NO_FATAL_FAILURE(CommitSales(1));
+  ASSERT_OUTBOX_OK(agent->RunOnce());  // its 2xx settled; the second sent
+  ASSERT_EQ(agent->stats().delivered, 1u);
+  transport_->Hold();  // the second is never answered
+  agent->Stop();
+  ASSERT_OUTBOX_OK(agent->RunOnce());  // waits for the one in flight
+  clock_.Advance(absl::Seconds(6));    // past shutdown_grace (5 s)
+  ASSERT_OUTBOX_OK(agent->RunOnce());  // abandons it, stops
+  CutPower(std::move(agent));
+  EXPECT_EQ(DeliveredTotal(), 1u) << "the stop left the delivery unsynced";
+  auto stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->pending_events, 1u);
+}
+
 }  // namespace
 }  // namespace outbox
