@@ -11,26 +11,21 @@
 
 #include <librdkafka/rdkafka.h>
 
-#include "absl/random/random.h"
 #include "agent/decision.h"
 #include "gtest/gtest.h"
 #include "platform/kafka_producer.h"
 #include "platform/kafka_status.h"
+#include "tests/testing/decision_of.h"
 
 namespace outbox {
 namespace {
 
-Decision DecisionFor(rd_kafka_resp_err_t err,
-                     const absl::Status& cluster = absl::OkStatus()) {
+Decision DecisionFor(rd_kafka_resp_err_t err) {
   KafkaResult r;
   r.error_code = err;
   r.status = KafkaDeliveryStatus(err);
-  PendingEvent event;
-  event.id = "e";
-  absl::BitGen gen;
-  const absl::Time now = absl::FromUnixSeconds(1700000000);
-  return Decide(SendResultFromKafka(r, cluster, /*fatal=*/false), event,
-                RetryPolicy(), now, gen);
+  return testing::DecisionOf(
+      SendResultFromKafka(r, /*cluster=*/absl::OkStatus(), /*fatal=*/false));
 }
 
 TEST(KafkaSenderTest, EachDeliveryReportMeansWhatTheTableSays) {

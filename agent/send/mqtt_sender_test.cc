@@ -8,11 +8,11 @@
 
 #include "agent/send/mqtt_sender.h"
 
-#include "absl/random/random.h"
 #include "agent/decision.h"
 #include "gtest/gtest.h"
 #include "platform/mqtt_publisher.h"
 #include "platform/mqtt_status.h"
+#include "tests/testing/decision_of.h"
 
 namespace outbox {
 namespace {
@@ -21,11 +21,7 @@ Decision::Kind DecisionFor(int reason_code) {
   MqttResult r;
   r.reason_code = reason_code;
   r.status = PubackStatus(reason_code);
-  PendingEvent event;
-  event.id = "e";
-  absl::BitGen gen;
-  const absl::Time now = absl::FromUnixSeconds(1700000000);
-  return Decide(SendResultFromMqtt(r), event, RetryPolicy(), now, gen).kind;
+  return testing::DecisionOf(SendResultFromMqtt(r)).kind;
 }
 
 TEST(MqttSenderTest, EachPubackMeansWhatTheTableSays) {

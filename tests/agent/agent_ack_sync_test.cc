@@ -65,6 +65,18 @@ class AgentAckSyncTest : public testing::PowerCutStoreTest {
     CutPowerAndReopen();
   }
 
+  // One sale delivered (its 2xx settled, not synced yet) and a second one's
+  // request out and never answered (the transport holds it).
+  void OneDeliveredOneOut(Agent* agent) {
+    ASSERT_NO_FATAL_FAILURE(CommitSales(1));
+    ASSERT_OUTBOX_OK(agent->RunOnce());  // sends the first
+    ASSERT_NO_FATAL_FAILURE(CommitSales(1));
+    ASSERT_OUTBOX_OK(agent->RunOnce());  // its 2xx settled; the second sent
+    ASSERT_EQ(agent->stats().delivered, 1u);
+    ASSERT_EQ(agent->stats().requests, 2u);
+    transport_->Hold();
+  }
+
   uint64_t DeliveredTotal() {
     auto stats = store_->GetStats();
     EXPECT_TRUE(stats.ok()) << stats.status();
@@ -114,15 +126,9 @@ TEST_F(AgentAckSyncTest, ABusyAgentSyncsDeliveriesWithinTheInterval) {
 // the interval has passed, to sync. The poll's bound only guards a hang; the
 // timer is the agent's real one, armed for the fake clock's interval.
 TEST_F(AgentAckSyncTest, TheTimerWakesABusyAgentToSync) {
-  ASSERT_NO_FATAL_FAILURE(CommitSales(1));
   auto agent = MakeAgent("100ms");
   ASSERT_NE(agent, nullptr);
-  ASSERT_OUTBOX_OK(agent->RunOnce());  // sends the first
-  ASSERT_NO_FATAL_FAILURE(CommitSales(1));
-  ASSERT_OUTBOX_OK(agent->RunOnce());  // its 2xx settled; the second sent
-  ASSERT_EQ(agent->stats().delivered, 1u);
-  ASSERT_EQ(agent->stats().requests, 2u);
-  transport_->Hold();                  // the second is never answered
+  ASSERT_NO_FATAL_FAILURE(OneDeliveredOneOut(agent.get()));
   ASSERT_OUTBOX_OK(agent->RunOnce());  // nothing ready: the loop would wait
   pollfd p{agent->fd(), POLLIN, 0};
   ASSERT_EQ(poll(&p, 1, /*timeout_ms=*/30000), 1)
@@ -139,14 +145,9 @@ TEST_F(AgentAckSyncTest, TheTimerWakesABusyAgentToSync) {
 // the power going right after. (Only unclean ends may resend: docs/
 // reliability.md.)
 TEST_F(AgentAckSyncTest, AStopSyncsTheDeliveriesSettledBeforeIt) {
-  ASSERT_NO_FATAL_FAILURE(CommitSales(1));
   auto agent = MakeAgent("1h");
   ASSERT_NE(agent, nullptr);
-  ASSERT_OUTBOX_OK(agent->RunOnce());  // sends the first
-  ASSERT_NO_FATAL_FAILURE(CommitSales(1));
-  ASSERT_OUTBOX_OK(agent->RunOnce());  // its 2xx settled; the second sent
-  ASSERT_EQ(agent->stats().delivered, 1u);
-  transport_->Hold();  // the second is never answered
+  ASSERT_NO_FATAL_FAILURE(OneDeliveredOneOut(agent.get()));
   agent->Stop();
   ASSERT_OUTBOX_OK(agent->RunOnce());  // waits for the one in flight
   clock_.Advance(absl::Seconds(6));    // past shutdown_grace (5 s)
