@@ -44,6 +44,12 @@ absl::Status SetFlag(const std::string& flag, const std::string& value,
       return Bad("fsync", "on or off", value);
     }
     f->fsync = value == "on";
+  } else if (flag == "--print-after") {
+    if (!absl::ParseDuration(value, &f->print_after) ||
+        f->print_after < absl::ZeroDuration() ||
+        f->print_after > absl::Seconds(10)) {
+      return Bad("print-after", "a duration from 0 to 10s, like 200ms", value);
+    }
   } else if (flag == "--saga") {
     if (value == "whole") {
       f->mix.saga = SaleMix::Saga::kWhole;
@@ -98,7 +104,7 @@ absl::StatusOr<PosSimFlags> ParsePosSimFlags(
 
 std::string PosSimUsage() {
   return R"(usage: outbox-pos-sim --db DIR --config FILE --sales N [--rate R] [--till T]
-                      [--fsync off]
+                      [--fsync off] [--print-after D]
                       [--saga MODE [--decline-every K] [--refund-every K]]
   --sales N   total sales to make (a restart continues the count)
   --rate R    sales per second (default 50)
@@ -106,6 +112,10 @@ std::string PosSimUsage() {
   --fsync off for tests only: commits without fsync (Options::sync false),
               so an acknowledged sale can vanish at a power cut; the
               broken store tests/vm's power cuts must catch (default on)
+  --print-after D
+              for tests only: waits D (at most 10s) between each commit and
+              its "sale" line, so that a kill aimed there lands with the
+              sale committed and never acknowledged (default 0)
   --saga MODE commit seed 003's order for a workflow (event type
               sale.created): "whole", every step gets the whole order, or
               "per_step", one member per step: reserve, fraud, shipping,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "examples/pos_sim/pos_sim_sale.h"
 
 namespace outbox::pos_sim {
@@ -23,6 +24,9 @@ struct PosSimFlags {
   double rate = 50;
   // --fsync: false only for the broken store of tests/vm (see --help).
   bool fsync = true;
+  // --print-after: a pause between each commit and its "sale" line, for
+  // the kill soak (see --help).
+  absl::Duration print_after = absl::ZeroDuration();
   SaleMix mix;
   bool help = false;
 };

@@ -45,6 +45,21 @@ TEST(PosSimFlagsTest, FsyncIsOnUnlessTurnedOff) {
                      absl::StatusCode::kInvalidArgument);
 }
 
+TEST(PosSimFlagsTest, PrintAfterIsADurationUpToTenSeconds) {
+  absl::StatusOr<PosSimFlags> none = ParsePosSimFlags(Base());
+  ASSERT_OUTBOX_OK(none);
+  EXPECT_EQ(none->print_after, absl::ZeroDuration());
+  absl::StatusOr<PosSimFlags> f =
+      ParsePosSimFlags(With({"--print-after", "200ms"}));
+  ASSERT_OUTBOX_OK(f);
+  EXPECT_EQ(f->print_after, absl::Milliseconds(200));
+  for (const char* bad : {"200", "-1s", "11s"}) {
+    EXPECT_STATUS_CODE(ParsePosSimFlags(With({"--print-after", bad})),
+                       absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+}
+
 TEST(PosSimFlagsTest, UnknownSagaModeIsRefused) {
   EXPECT_STATUS_CODE(ParsePosSimFlags(With({"--saga", "both"})),
                      absl::StatusCode::kInvalidArgument);

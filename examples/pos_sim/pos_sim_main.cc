@@ -64,6 +64,7 @@ int CommitSales(Store* store, const PosSimFlags& f) {
   for (int64_t n = next; n < f.sales && !g_stop.load(); ++n) {
     absl::StatusOr<CommitResult> result = CommitSale(store, f.mix, f.till, n);
     if (!result.ok()) return Fail("committing a sale", result.status());
+    absl::SleepFor(f.print_after);
     // Printed only now: the sale is durable (sync=true) from this line on;
     // with --fsync off it is not, which is the bug tests/vm must catch.
     PrintLine("sale", f.till, n, result->event_ids.at(0));

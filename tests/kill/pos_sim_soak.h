@@ -63,8 +63,9 @@ inline constexpr KillPhase kKillPhases[] = {
 enum class KillPlan {
   kAtStartup,      // 0..150 ms after the start: kStarting
   kBetweenSales,   // in the sleep after its k-th "sale" line: kCommitting
-  kDuringCommit,   // in the commit after its k-th line: kCommittedUnprinted
-                   // when the kill lands after the WAL write
+  kDuringCommit,   // after the commit that follows its k-th line, before
+                   // that sale's line (the run pauses kPrintAfter there):
+                   // kCommittedUnprinted
   kAfterLastSale,  // 0..40 ms after its last "sale" line: kDelivering
   kAfterDrained,   // 0..10 ms after "drained": kAfterDrained
   kNone,           // the final run, left to drain and exit
@@ -131,13 +132,13 @@ class PosSimSoak {
                       absl::Status* bad);
   // Reads the store's next-sale counter into *counter and sets run->phase.
   absl::Status SettlePhase(bool drained, SoakRun* run);
-  void NoteLine(absl::Time at);
   void RecordLine(const std::string& line, SoakRun* run, bool after_kill,
                   bool* drained, absl::Status* bad);
   // Reads new sink log lines; returns how many distinct sales have been
   // answered 2xx so far.
   int64_t PollDeliveries();
-  std::vector<std::string> Args() const;
+  // The simulator's arguments for a run of `plan`.
+  std::vector<std::string> Args(KillPlan plan) const;
 
   const SoakOptions options_;
   std::mt19937_64 rng_;
@@ -149,10 +150,6 @@ class PosSimSoak {
   int64_t counter_ = 0;   // the store's next-sale counter after the last run
   size_t next_plan_ = 1;  // into kPlans; the first start is not killed early
   std::map<KillPhase, int> landed_;
-  // Mean time from one "sale" line to the next (sleep + commit), for
-  // aiming kDuringCommit; and when the last line of the run was read.
-  absl::Duration line_interval_;
-  absl::Time last_line_at_ = absl::InfinitePast();
   std::vector<audit::AcknowledgedSale> acknowledged_;
   std::vector<SoakRun> runs_;
 };
