@@ -6,11 +6,11 @@
 // librdkafka's mock cluster, which supports no SASL at all (so a right
 // password is shown reaching the client's configuration, not a broker).
 
+#include <librdkafka/rdkafka.h>
+
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <librdkafka/rdkafka.h>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
