@@ -222,8 +222,24 @@ class AgentImpl final {
   // forward step in `flight` never reached its receiver or was refused.
   void NoteWorkflowSettled(const Settlement& s);
   void NoteNotDone(const InFlight& flight);
+  // What a round's write did to workflows (FlushSettlements).
+  struct WorkflowWrites {
+    bool step_done = false;
+    bool revert_done = false;
+    bool marked = false;     // a sent mark alone
+    bool completed = false;  // with its last step's result
+  };
+  // Counts, logs and notes `s` once written.
+  void NoteWritten(
+      const Settlement& s,
+      const absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason>& unsent,
+      WorkflowWrites* w);
   // Writes every settlement of this round in one (unsynced) store write.
   absl::Status FlushSettlements();
+  // Turns the completions in `batch` the store kept for a cancel
+  // (SettleResult::kept_for_cancel) into the steps done they were written as.
+  static void KeptForCancel(const SettleResult& result,
+                            std::vector<Settlement>* batch);
   // Syncs the store once settlements have waited ack_sync_interval, or at
   // once when `now_please` (the agent is idle or stopping).
   absl::Status SyncIfDue(bool now_please);

@@ -137,6 +137,52 @@ void AgentImpl::HoldRefused(const InFlight& flight, const Decision& d) {
   }
 }
 
+// A workflow completed by its last step's write, which a cancel recorded
+// meanwhile kept pending: settled as a step done (its reverts are next), so
+// that write is synced before the first of them leaves.
+void AgentImpl::KeptForCancel(const SettleResult& result,
+                              std::vector<Settlement>* batch) {
+  if (result.kept_for_cancel.empty()) return;
+  const absl::flat_hash_set<std::string> kept(result.kept_for_cancel.begin(),
+                                              result.kept_for_cancel.end());
+  for (Settlement& s : *batch) {
+    if (kept.contains(s.event.id)) s.kind = Settlement::Kind::kStepDone;
+  }
+}
+
+void AgentImpl::NoteWritten(
+    const Settlement& s,
+    const absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason>& unsent,
+    WorkflowWrites* w) {
+  definitions_.Written(s);
+  CountInMetrics(s, unsent);
+  LogWorkflowSettlement(s);
+  if (!s.workflow_state.empty()) NoteWorkflowSettled(s);
+  switch (s.kind) {
+    case Settlement::Kind::kDelivered:
+      ++stats_.delivered;
+      if (!s.workflow_state.empty()) w->completed = true;
+      break;
+    case Settlement::Kind::kAttempt:
+      ++stats_.retries_scheduled;
+      break;
+    case Settlement::Kind::kStepDone:
+      (SettlesMarkOnly(s) ? w->marked
+       : SettlesRevert(s) ? w->revert_done
+                          : w->step_done) = true;
+      break;
+    case Settlement::Kind::kDeadLetter:
+    case Settlement::Kind::kDeadLetterUnsent:
+      ++stats_.dead_lettered;
+      if (s.kind == Settlement::Kind::kDeadLetterUnsent) {
+        Log(LogSeverity::kError, LogEvent::kDeadLetter,
+            absl::StrCat("event ", s.event.id, " dead-lettered: ", s.reason),
+            s.event.id, s.event.destination);
+      }
+      break;
+  }
+}
+
 absl::Status AgentImpl::FlushSettlements() {
   if (settled_.empty()) return absl::OkStatus();
   std::vector<Settlement> batch;
@@ -149,9 +195,8 @@ absl::Status AgentImpl::FlushSettlements() {
   if (!result.ok()) return PauseIfDiskFull(result.status());
   absl::flat_hash_set<std::string> gone(result->not_pending.begin(),
                                         result->not_pending.end());
-  bool step_done = false;
-  bool revert_done = false;
-  bool marked = false;
+  KeptForCancel(*result, &batch);
+  WorkflowWrites w;
   for (const Settlement& s : batch) {
     if (gone.contains(s.event.id)) {
       // Only this agent writes the queue while it runs, so the event was
@@ -161,48 +206,23 @@ absl::Status AgentImpl::FlushSettlements() {
           s.event.id);
       continue;
     }
-    definitions_.Written(s);
-    CountInMetrics(s, unsent);
-    LogWorkflowSettlement(s);
-    if (!s.workflow_state.empty()) NoteWorkflowSettled(s);
-    if (s.kind == Settlement::Kind::kStepDone) {
-      (SettlesMarkOnly(s) ? marked
-       : SettlesRevert(s) ? revert_done
-                          : step_done) = true;
-    }
-    switch (s.kind) {
-      case Settlement::Kind::kDelivered:
-        ++stats_.delivered;
-        break;
-      case Settlement::Kind::kAttempt:
-        ++stats_.retries_scheduled;
-        break;
-      case Settlement::Kind::kStepDone:
-        break;
-      case Settlement::Kind::kDeadLetter:
-      case Settlement::Kind::kDeadLetterUnsent:
-        ++stats_.dead_lettered;
-        if (s.kind == Settlement::Kind::kDeadLetterUnsent) {
-          Log(LogSeverity::kError, LogEvent::kDeadLetter,
-              absl::StrCat("event ", s.event.id, " dead-lettered: ", s.reason),
-              s.event.id, s.event.destination);
-        }
-        break;
-    }
+    NoteWritten(s, unsent, &w);
   }
   if (!unsynced_) {
     unsynced_ = true;
     unsynced_since_ = Steady();
   }
-  if (!step_done && !revert_done && !marked) return absl::OkStatus();
+  if (w.completed) internal::CrashPoint(internal::kWorkflowCompletedWritten);
+  if (!w.step_done && !w.revert_done && !w.marked) return absl::OkStatus();
   // A workflow step (or revert) finished: its result must be durable before
   // the next one starts (this round plans it), or a power cut could lose a
   // step the receiver already acted on while a later one went out. A step's
   // sent mark likewise, before its first send: else a cut after the
-  // receiver's 2xx would leave no trace of the step for compensation.
-  if (step_done) internal::CrashPoint(internal::kWorkflowStepBeforeSync);
-  if (revert_done) internal::CrashPoint(internal::kWorkflowRevertBeforeSync);
-  if (marked) internal::CrashPoint(internal::kWorkflowMarkBeforeSync);
+  // receiver's 2xx would leave no trace of the step for compensation. (A
+  // completion needs none: nothing follows it.)
+  if (w.step_done) internal::CrashPoint(internal::kWorkflowStepBeforeSync);
+  if (w.revert_done) internal::CrashPoint(internal::kWorkflowRevertBeforeSync);
+  if (w.marked) internal::CrashPoint(internal::kWorkflowMarkBeforeSync);
   next_due_ = absl::InfinitePast();
   if (test_.skip_workflow_sync) return absl::OkStatus();
   return SyncIfDue(/*now_please=*/true);

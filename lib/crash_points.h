@@ -43,6 +43,10 @@ inline constexpr char kWorkflowRevertBeforeSync[] =
 // A round wrote a step's "sent" mark (its first send is a round later, after
 // the sync) but has not synced it: a cut here sends nothing.
 inline constexpr char kWorkflowMarkBeforeSync[] = "workflow.mark.before_sync";
+// A round wrote a workflow's completion (with its last step's result, as a
+// delivery): it is synced with the acknowledgements, not before.
+inline constexpr char kWorkflowCompletedWritten[] =
+    "workflow.completed.written";
 inline constexpr char kDeliveredBeforeWrite[] = "delivered.before_write";
 inline constexpr char kDeadLetterBeforeWrite[] = "dead_letter.before_write";
 inline constexpr char kReplayBeforeWrite[] = "replay.before_write";

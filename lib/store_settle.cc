@@ -132,6 +132,7 @@ absl::StatusOr<SettleResult> StoreImpl::SettleLocked(
     if (workflow) {
       OUTBOX_RETURN_IF_ERROR(AddWorkflowWritesLocked(
           st, stored->entry, &kind, &build.batch, &build.next));
+      if (kind != st.kind) result.kept_for_cancel.push_back(st.event.id);
     }
     OUTBOX_RETURN_IF_ERROR(AddSettlementLocked(st, kind, *stored, now, &build));
     ++result.applied;

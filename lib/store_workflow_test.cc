@@ -19,6 +19,7 @@ namespace outbox {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using testing::MakeEvent;
 
 std::string StateWith(storage::WorkflowPhase phase, uint32_t next_step,
@@ -56,6 +57,7 @@ class StoreWorkflowTest : public testing::StoreTest {
     absl::StatusOr<SettleResult> r = store_->Settle({s});
     ASSERT_OUTBOX_OK(r);
     EXPECT_EQ(r->applied, 1u);
+    last_kept_ = r->kept_for_cancel;
     ASSERT_OUTBOX_OK(store_->Sync());
   }
   // Commits a workflow event and completes it (one step, delivered).
@@ -72,6 +74,9 @@ class StoreWorkflowTest : public testing::StoreTest {
     txn.Cancel(id, reason);
     ASSERT_OUTBOX_OK(store_->Commit(txn));
   }
+
+  // SettleResult::kept_for_cancel of the last SettleWith.
+  std::vector<std::string> last_kept_;
 };
 
 TEST_F(StoreWorkflowTest, StepDoneKeepsTheEventFirstAndResetsItsAttempts) {
@@ -189,6 +194,8 @@ TEST_F(StoreWorkflowTest, CancelBeforeTheLastStepSettlesKeepsTheEvent) {
   SettleWith(in_flight, Settlement::Kind::kDelivered,
              StateWith(storage::WORKFLOW_PHASE_COMPLETED, 1,
                        absl::ToUnixMillis(clock_.Now())));
+  // The agent is told, so that it syncs before the first revert.
+  EXPECT_THAT(last_kept_, ElementsAre(id));
   Reopen();
   EXPECT_THAT(DueIds(), ElementsAre(id));
   EXPECT_EQ(testing::StoredWorkflowState(store_.get(), id).finished_unix_ms(),

@@ -257,6 +257,20 @@ TEST_F(WorkflowPlanTest, AStepsTwoXxMarksTheNextStepSentInTheSameWrite) {
   EXPECT_EQ(a.step, 2u);
 }
 
+TEST_F(WorkflowPlanTest, TheLastStepsTwoXxCompletesTheWorkflowInTheSameWrite) {
+  WorkflowRecord reserved = After(Answer(Plan(), 200, R"({"id": "R1"})"));
+  Settlement last = Answer(Plan(&reserved), 200, R"({"case": "C1"})");
+  // A delivery: no sync of its own is waited on, and no fifth round.
+  EXPECT_EQ(last.kind, Settlement::Kind::kDelivered);
+  EXPECT_EQ(last.workflow_marked_step, -1);
+  storage::WorkflowState state;
+  ASSERT_TRUE(state.ParseFromString(last.workflow_state));
+  EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_COMPLETED);
+  EXPECT_EQ(state.finished_unix_ms(), absl::ToUnixMillis(now_));
+  EXPECT_EQ(state.steps(2).status(), storage::STEP_STATUS_DONE);
+  EXPECT_EQ(state.results(), 3u);  // reserve, wrap skipped, fraud
+}
+
 TEST_F(WorkflowPlanTest, AStepWithARetryPendingAtACancelIsResentUnderItsId) {
   WorkflowRecord record = After(Answer(Plan(), 200, R"({"id": "R1"})"));
   // Fraud's answer was lost: a retry is scheduled, then the cancel lands.

@@ -143,19 +143,27 @@ void ApplyAnswer(const WorkflowAction& action, const workflow::StepSpec& step,
 
 // After a forward step's 2xx: marks the step planned next as sent in the
 // same write, which the agent syncs before it plans (and sends) that step,
-// so its first send costs no write of its own. Skips decided on the way
-// are recorded with it (the next plan would make the same ones).
+// so its first send costs no write of its own. When no step is left, the
+// workflow completes in that write instead: a delivery like any other,
+// synced with the acknowledgements (a cut before then resends the last
+// step under its own id). Skips decided on the way are recorded with it
+// (the next plan would make the same ones).
 void MarkNext(const workflow::WorkflowSpec& spec, const AgentConfig& config,
               absl::Time now, WorkflowState* state,
               std::vector<storage::StepResult>* rows, Settlement* s) {
   WorkflowAction next;
   next.state = *state;
-  if (!internal::PlanForward(spec, config, s->event, now, &next) ||
-      next.kind != WorkflowAction::Kind::kMark) {
-    return;  // finished, or compensating: nothing to mark
+  if (!internal::PlanForward(spec, config, s->event, now, &next)) {
+    return;  // compensating: its own plan decides the first revert
   }
+  const bool completed = next.kind == WorkflowAction::Kind::kSettle;
+  if (!completed && next.kind != WorkflowAction::Kind::kMark) return;
   *state = std::move(next.state);
   rows->insert(rows->end(), next.rows.begin(), next.rows.end());
+  if (completed) {
+    s->kind = next.settle;  // kDelivered
+    return;
+  }
   s->workflow_marked_step = static_cast<int32_t>(next.step);
 }
 

@@ -33,7 +33,7 @@ inline constexpr const char* kSoakWorkflowPoints[] = {
     internal::kWorkflowStepBeforeSend,    internal::kWorkflowStepAfterAnswer,
     internal::kWorkflowStepBeforeSync,    internal::kWorkflowRevertBeforeSend,
     internal::kWorkflowRevertAfterAnswer, internal::kWorkflowRevertBeforeSync,
-    internal::kWorkflowMarkBeforeSync,
+    internal::kWorkflowMarkBeforeSync,    internal::kWorkflowCompletedWritten,
 };
 
 // Where one cycle cuts the power.

@@ -14,7 +14,13 @@
 //   - cut once b's 2xx is in but before its result is written, then a
 //     cancel: b is in doubt (only its sent mark says it went out), so it is
 //     resent under its own id and reverted before a;
-//   - cut before the first step's sent mark is synced: nothing went out.
+//   - cut before the first step's sent mark is synced: nothing went out;
+//   - cut once the last step's result and the completion (one write, a
+//     delivery: not synced at once) are written: the last step goes out
+//     once more under its id, and the workflow completes once;
+//   - a cancel while the last step is in flight keeps that write's event
+//     for compensation: it is synced before the first revert (the cut at
+//     that sync resends the last step, in doubt, then reverts).
 
 #include <atomic>
 #include <memory>
@@ -276,6 +282,58 @@ TEST_F(WorkflowPowerCutTest, CutBeforeTheFirstMarkIsSyncedSendsNothing) {
   ASSERT_NO_FATAL_FAILURE(RunToTheEnd());
   EXPECT_THAT(Received(), ElementsAre(Step(id, "a"), Step(id, "b"),
                                       Step(id, "c"), Step(id, "d")));
+}
+
+TEST_F(WorkflowPowerCutTest, CutBeforeTheCompletionIsSyncedResendsTheLastStep) {
+  const std::string id = CommitOrder();
+  // d's result and the completion are one write, synced with the
+  // acknowledgements: the cut takes both.
+  CutAt(internal::kWorkflowCompletedWritten, 1);
+  ASSERT_NO_FATAL_FAILURE(RunUntilThePowerGoesAndRestart());
+  EXPECT_THAT(Received(), ElementsAre(Step(id, "a"), Step(id, "b"),
+                                      Step(id, "c"), Step(id, "d")));
+
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd());
+  // d once more under its own id; it completes once.
+  EXPECT_THAT(Received(),
+              ElementsAre(Step(id, "a"), Step(id, "b"), Step(id, "c"),
+                          Step(id, "d"), Step(id, "d")));
+  EXPECT_EQ(Stored(id).phase(), storage::WORKFLOW_PHASE_COMPLETED);
+  absl::StatusOr<Stats> stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->delivered_total, 1u);
+  EXPECT_EQ(stats->dead_letters, 0u);
+}
+
+TEST_F(WorkflowPowerCutTest,
+       ACancelThatKeptTheCompletionIsSyncedBeforeTheFirstRevert) {
+  const std::string id = CommitOrder();
+  // The cancel lands while d is in flight; the store keeps d's completion
+  // pending for compensation, and that write must be synced before c's
+  // revert leaves: the cut comes at that sync (the fourth step sync).
+  int sends = 0;
+  int syncs = 0;
+  internal::TEST_SetCrashHook([&](absl::string_view p) {
+    if (p == internal::kWorkflowStepBeforeSend && ++sends == 4) {
+      Txn cancel;
+      cancel.Put("sales", "sale-1", "cancelled");
+      cancel.Cancel(id, "customer cancelled");
+      EXPECT_OUTBOX_OK(store_->Commit(cancel));
+    }
+    if (p == internal::kWorkflowStepBeforeSync && ++syncs == 4) fs_->Kill();
+  });
+  ASSERT_NO_FATAL_FAILURE(RunUntilThePowerGoesAndRestart());
+  EXPECT_THAT(Received(), ElementsAre(Step(id, "a"), Step(id, "b"),
+                                      Step(id, "c"), Step(id, "d")));
+
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd());
+  // d's result was lost with the cut: in doubt, it is resent under its id,
+  // then the steps are undone last first.
+  EXPECT_THAT(Received(),
+              ElementsAre(Step(id, "a"), Step(id, "b"), Step(id, "c"),
+                          Step(id, "d"), Step(id, "d"), Revert(id, "c"),
+                          Revert(id, "b"), Revert(id, "a")));
+  EXPECT_EQ(Stored(id).phase(), storage::WORKFLOW_PHASE_COMPENSATED);
 }
 
 }  // namespace

@@ -140,6 +140,10 @@ struct SettleResult {
   // Events that were no longer pending (delivered or dead-lettered already,
   // or listed twice): nothing was written for them.
   std::vector<std::string> not_pending;
+  // Workflow events settled kDelivered with a COMPLETED state that a cancel
+  // recorded meanwhile kept pending (as kStepDone) for compensation: their
+  // next request is a revert, so this write must be durable first.
+  std::vector<std::string> kept_for_cancel;
 };
 
 // A workflow as stored (Store::GetWorkflow).
