@@ -136,6 +136,12 @@ void outbox_txn_cancel(outbox_txn* txn, const char* event_id,
                   reason != nullptr ? reason : "");
 }
 
+void outbox_txn_cancel_by_idempotency_key(outbox_txn* txn, const char* key,
+                                          const char* reason) {
+  txn->txn.CancelByIdempotencyKey(key != nullptr ? key : "",
+                                  reason != nullptr ? reason : "");
+}
+
 int outbox_commit(outbox_store* store, const outbox_txn* txn, int* duplicate,
                   char** errptr) {
   auto result = store->store->Commit(txn->txn);

@@ -97,7 +97,15 @@ absl::Status ValidateTxn(const Txn& txn) {
                      " bytes; the limit is ", kMaxIdempotencyKeyBytes));
   }
   for (const Txn::CancelOp& c : txn.cancels()) {
-    if (c.event_id.empty() || c.event_id.size() > kMaxCancelIdBytes) {
+    if (c.by_key) {
+      if (c.idempotency_key.empty() ||
+          c.idempotency_key.size() > kMaxIdempotencyKeyBytes) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Txn::CancelByIdempotencyKey: the key is ",
+                         c.idempotency_key.size(), " bytes; it must be 1..",
+                         kMaxIdempotencyKeyBytes));
+      }
+    } else if (c.event_id.empty() || c.event_id.size() > kMaxCancelIdBytes) {
       return absl::InvalidArgumentError(
           absl::StrCat("Txn::Cancel: the event id is ", c.event_id.size(),
                        " bytes; it must be 1..", kMaxCancelIdBytes));

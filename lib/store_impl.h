@@ -342,6 +342,11 @@ class StoreImpl final : public Store {
   absl::Status AddCancelsLocked(const Txn& txn, absl::Time now,
                                 CommitBatch* commit)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The cancels of `txn`, each by event id: a cancel by idempotency key
+  // becomes one per event of that key's commit. Errors: kNotFound for a key
+  // not stored.
+  absl::StatusOr<std::vector<Txn::CancelOp>> CancelsByIdLocked(const Txn& txn)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether a cancel of `event_id` is stored.
   absl::StatusOr<bool> CancelStoredLocked(absl::string_view event_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "lib/bounded_iterator.h"
@@ -154,11 +155,53 @@ absl::StatusOr<bool> StoreImpl::CancelStoredLocked(absl::string_view event_id) {
   return true;
 }
 
+absl::StatusOr<std::vector<Txn::CancelOp>> StoreImpl::CancelsByIdLocked(
+    const Txn& txn) {
+  std::vector<Txn::CancelOp> out;
+  for (const Txn::CancelOp& c : txn.cancels()) {
+    if (!c.by_key) {
+      out.push_back(c);
+      continue;
+    }
+    std::string value;
+    rocksdb::Status s =
+        db_->Get(rocksdb::ReadOptions(), idem_,
+                 keys::IdempotencyRecordKey(c.idempotency_key), &value);
+    if (s.IsNotFound()) {
+      return absl::NotFoundError(absl::StrCat(
+          "Txn::CancelByIdempotencyKey: no commit with the idempotency key \"",
+          absl::CEscape(c.idempotency_key),
+          "\" is remembered (keys are kept for Options::idempotency_window, "
+          "then purged); nothing was committed: cancel by the event id "
+          "(Txn::Cancel, outboxctl cancel)"));
+    }
+    if (!s.ok()) return FromRocks(s, "reading the idempotency key to cancel");
+    storage::IdempotencyRecord record;
+    OUTBOX_RETURN_IF_ERROR(DecodeStored(keys::kIdempotencyFamily,
+                                        "an idempotency key", value, &record));
+    if (record.event_ids().empty()) {
+      return absl::NotFoundError(absl::StrCat(
+          "Txn::CancelByIdempotencyKey: the commit with the idempotency key "
+          "\"",
+          absl::CEscape(c.idempotency_key),
+          "\" emitted no event, so there is no workflow to cancel; nothing "
+          "was committed"));
+    }
+    for (const std::string& id : record.event_ids()) {
+      Txn::CancelOp& op = out.emplace_back(c);
+      op.event_id = id;
+    }
+  }
+  return out;
+}
+
 absl::Status StoreImpl::AddCancelsLocked(const Txn& txn, absl::Time now,
                                          CommitBatch* commit) {
   if (workflows_ == nullptr) return NoWorkflowFamily();
+  OUTBOX_ASSIGN_OR_RETURN(const std::vector<Txn::CancelOp> cancels,
+                          CancelsByIdLocked(txn));
   absl::flat_hash_set<std::string> seen;
-  for (const Txn::CancelOp& c : txn.cancels()) {
+  for (const Txn::CancelOp& c : cancels) {
     if (!seen.insert(c.event_id).second) continue;  // twice in one Txn
     OUTBOX_ASSIGN_OR_RETURN(const bool cancelled,
                             CancelStoredLocked(c.event_id));

@@ -202,6 +202,56 @@ TEST_F(StoreWorkflowTest, CancelBeforeTheLastStepSettlesKeepsTheEvent) {
             0);
 }
 
+TEST_F(StoreWorkflowTest, CancelByIdempotencyKeyCancelsThatCommitsEvent) {
+  Txn sale;
+  sale.Put("sales", "sale-42", "placed");
+  const std::string id = sale.Emit(MakeEvent("order.created"));
+  sale.SetIdempotencyKey("sale-42");
+  ASSERT_OUTBOX_OK(store_->Commit(sale));
+
+  Txn cancel;
+  cancel.Put("sales", "sale-42", "cancelled");
+  cancel.CancelByIdempotencyKey("sale-42", "customer changed their mind");
+  ASSERT_OUTBOX_OK(store_->Commit(cancel));
+  Reopen();
+  absl::StatusOr<WorkflowRecord> record = store_->GetWorkflow(id);
+  ASSERT_OUTBOX_OK(record);
+  EXPECT_TRUE(record->cancelled);
+  EXPECT_EQ(record->cancel_reason, "customer changed their mind");
+}
+
+TEST_F(StoreWorkflowTest, CancelByAKeyNotRememberedFailsAndCommitsNothing) {
+  CommitEvent(MakeEvent("order.created"));
+  Txn cancel;
+  cancel.Put("sales", "sale-1", "cancelled");
+  cancel.CancelByIdempotencyKey("sale-1", "r");
+  absl::StatusOr<CommitResult> r = store_->Commit(cancel);
+  EXPECT_STATUS_CODE(r, absl::StatusCode::kNotFound);
+  EXPECT_THAT(r.status().message(), HasSubstr("cancel by the event id"));
+  // The business change did not land without its cancel.
+  EXPECT_STATUS_CODE(store_->Get("sales", "sale-1"),
+                     absl::StatusCode::kNotFound);
+}
+
+TEST_F(StoreWorkflowTest, CancelByTheKeyOfACommitWithoutEventsFails) {
+  Txn records_only;
+  records_only.Put("sales", "sale-7", "placed");
+  records_only.SetIdempotencyKey("sale-7");
+  ASSERT_OUTBOX_OK(store_->Commit(records_only));
+  Txn cancel;
+  cancel.CancelByIdempotencyKey("sale-7", "r");
+  absl::StatusOr<CommitResult> r = store_->Commit(cancel);
+  EXPECT_STATUS_CODE(r, absl::StatusCode::kNotFound);
+  EXPECT_THAT(r.status().message(), HasSubstr("emitted no event"));
+}
+
+TEST_F(StoreWorkflowTest, CancelByAnEmptyKeyIsInvalid) {
+  Txn cancel;
+  cancel.CancelByIdempotencyKey("", "r");
+  EXPECT_STATUS_CODE(store_->Commit(cancel),
+                     absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(StoreWorkflowTest, CancelOfAPendingWorkflowOnlyRecordsIt) {
   const std::string id = CommitEvent(MakeEvent("order.created"));
   Cancel(id, "r");

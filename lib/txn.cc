@@ -30,7 +30,14 @@ std::string Txn::Emit(Event event) {
 }
 
 void Txn::Cancel(absl::string_view event_id, absl::string_view reason) {
-  cancels_.push_back(CancelOp{std::string(event_id), std::string(reason)});
+  cancels_.push_back(CancelOp{std::string(event_id), std::string(),
+                              std::string(reason), /*by_key=*/false});
+}
+
+void Txn::CancelByIdempotencyKey(absl::string_view key,
+                                 absl::string_view reason) {
+  cancels_.push_back(CancelOp{std::string(), std::string(key),
+                              std::string(reason), /*by_key=*/true});
 }
 
 void Txn::SetIdempotencyKey(absl::string_view key, absl::string_view response) {

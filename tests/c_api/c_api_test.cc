@@ -121,6 +121,30 @@ TEST_F(CApiCancelTest, CancellingTwiceKeepsTheFirstCancel) {
   EXPECT_OUTBOX_OK(store->Close());
 }
 
+TEST_F(CApiCancelTest, CancelByIdempotencyKeyNeedsOnlyTheBusinessKey) {
+  char id[OUTBOX_EVENT_ID_LEN + 1];
+  outbox_txn* sale = outbox_txn_begin();
+  outbox_txn_emit(sale, "order.created", "till-1", "{}", 2, nullptr, id);
+  outbox_txn_set_idempotency_key(sale, "sale-2");
+  char* err = nullptr;
+  ASSERT_EQ(outbox_commit(store_, sale, nullptr, &err), 0) << err;
+  outbox_txn_destroy(sale);
+  outbox_txn* cancel = outbox_txn_begin();
+  outbox_txn_cancel_by_idempotency_key(cancel, "sale-2", "changed mind");
+  ASSERT_EQ(outbox_commit(store_, cancel, nullptr, &err), 0) << err;
+  outbox_txn_cancel_by_idempotency_key(cancel, "sale-404", nullptr);
+  EXPECT_EQ(outbox_commit(store_, cancel, nullptr, &err),
+            static_cast<int>(absl::StatusCode::kNotFound));
+  outbox_free(err);
+  outbox_txn_destroy(cancel);
+  std::unique_ptr<Store> store = ReopenInCpp();
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<WorkflowRecord> workflow = store->GetWorkflow(id);
+  ASSERT_OUTBOX_OK(workflow);
+  EXPECT_EQ(workflow->cancel_reason, "changed mind");
+  EXPECT_OUTBOX_OK(store->Close());
+}
+
 TEST_F(CApiCancelTest, CancelWithoutAnIdFailsTheWholeCommit) {
   std::string message;
   EXPECT_EQ(CommitCancel(nullptr, "r", &message),

@@ -80,5 +80,35 @@ TEST_F(CtlCancelTest, CancelOfACompletedWorkflowQueuesItAgain) {
   EXPECT_TRUE(IsPending(id));
 }
 
+TEST_F(CtlCancelTest, CancelByKeyCancelsTheEventsCommittedWithIt) {
+  Txn sale;
+  const std::string id = sale.Emit(testing::MakeEvent("order.created"));
+  sale.SetIdempotencyKey("sale-42");
+  {
+    std::unique_ptr<Store> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    ASSERT_OUTBOX_OK(store->Commit(sale));
+    ASSERT_OUTBOX_OK(store->Close());
+  }
+  sink::ExitResult r = Ctl({"cancel", "--key", "sale-42"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("idempotency key sale-42"));
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_TRUE(StoredRecord(store.get(), id).cancelled);
+  EXPECT_OUTBOX_OK(store->Close());
+}
+
+TEST_F(CtlCancelTest, CancelByAnUnknownKeyIsNotFound) {
+  sink::ExitResult r = Ctl({"cancel", "--key", "sale-404"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("NOT_FOUND: Txn::CancelByIdempotencyKey: no "
+                               "commit with the idempotency key"));
+}
+
+TEST_F(CtlCancelTest, CancelWithBothAnIdAndAKeyIsAUsageError) {
+  EXPECT_EQ(Ctl({"cancel", "some-id", "--key", "sale-1"}).exit_code, 2);
+}
+
 }  // namespace
 }  // namespace outbox::ctl

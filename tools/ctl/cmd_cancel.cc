@@ -1,6 +1,7 @@
 // Copyright (c) edge-outbox authors.
 //
-// outboxctl cancel ID: Txn::Cancel of a workflow's event, committed alone.
+// outboxctl cancel ID (Txn::Cancel of a workflow's event) or cancel --key KEY
+// (Txn::CancelByIdempotencyKey), committed alone.
 
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: outboxctl --db DIR cancel ID [--reason TEXT]\n"
+    "       outboxctl --db DIR cancel --key KEY [--reason TEXT]\n"
     "\n"
     "Cancels the workflow of event ID, as Txn::Cancel does in the\n"
     "application: the agent starts no further step of it and reverts the\n"
@@ -26,6 +28,11 @@ constexpr char kUsage[] =
     "cancel of an event whose type has no workflow is recorded and has no\n"
     "effect. Writes: stop outbox-agent first.\n"
     "\n"
+    "  --key KEY       cancel the workflows of the commit made with the\n"
+    "                  idempotency key KEY (Txn::CancelByIdempotencyKey),\n"
+    "                  in place of ID. The store remembers a key for its\n"
+    "                  idempotency window (24 hours by default); an older\n"
+    "                  key is not found: cancel by the event id then\n"
     "  --reason TEXT   why, for operators (`show ID`); at most 1024 bytes.\n"
     "                  Default: \"outboxctl cancel\"\n";
 
@@ -79,15 +86,32 @@ absl::Status Cancel(Store* store, const std::string& id,
   return absl::OkStatus();
 }
 
+absl::Status CancelByKey(Store* store, const std::string& key,
+                         const std::string& reason, std::FILE* out) {
+  Txn txn;
+  txn.CancelByIdempotencyKey(key, reason);
+  OUTBOX_RETURN_IF_ERROR(store->Commit(txn).status());
+  Write(out, absl::StrCat("cancelled the events committed with idempotency "
+                          "key ",
+                          Quote(key),
+                          ": the agent reverts their workflows' completed "
+                          "steps, last first\n"));
+  return absl::OkStatus();
+}
+
 absl::Status RunCancel(const CommandContext& context, const ParsedArgs& args) {
-  if (args.positional.size() != 1 || args.positional[0].empty()) {
-    return UsageError("cancel needs one argument: the event id");
+  const bool by_key = args.Has("key");
+  if (by_key ? !args.positional.empty() || args.Value("key").empty()
+             : args.positional.size() != 1 || args.positional[0].empty()) {
+    return UsageError(
+        "cancel needs one event id, or --key KEY and no event id");
   }
   const std::string reason = args.Value("reason", "outboxctl cancel");
   OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Store> store,
                           OpenForWriting(context.db));
   const absl::Status status =
-      Cancel(store.get(), args.positional[0], reason, context.out);
+      by_key ? CancelByKey(store.get(), args.Value("key"), reason, context.out)
+             : Cancel(store.get(), args.positional[0], reason, context.out);
   absl::Status closed = CloseStore(std::move(store));
   return status.ok() ? closed : status;
 }
@@ -99,7 +123,7 @@ const Command& CancelCommand() {
       new Command{"cancel",
                   "cancel a workflow: revert its completed steps, last first",
                   kUsage,
-                  {{"reason", true}},
+                  {{"reason", true}, {"key", true}},
                   RunCancel};
   return *command;
 }

@@ -100,6 +100,15 @@ void outbox_txn_set_idempotency_key(outbox_txn* txn, const char* key);
 void outbox_txn_cancel(outbox_txn* txn, const char* event_id,
                        const char* reason);
 
+/* Cancels, as outbox_txn_cancel does, the workflows of the events committed
+ * with the idempotency key `key` (see Txn::CancelByIdempotencyKey): the
+ * caller needs only its own business key. A key the store no longer
+ * remembers (after Options::idempotency_window, 24 hours by default) makes
+ * outbox_commit fail with NOT_FOUND, writing nothing. `key` is 1..512
+ * bytes. */
+void outbox_txn_cancel_by_idempotency_key(outbox_txn* txn, const char* key,
+                                          const char* reason);
+
 /* Commits the transaction in one atomic, fsync'ed write. If `duplicate` is
  * not NULL it is set to 1 when the idempotency key had already been
  * committed (nothing was written). The txn stays the caller's to destroy. */

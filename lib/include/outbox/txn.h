@@ -42,8 +42,10 @@ class Txn {
     Event event;
   };
   struct CancelOp {
-    std::string event_id;
+    std::string event_id;         // Cancel
+    std::string idempotency_key;  // CancelByIdempotencyKey
     std::string reason;
+    bool by_key = false;  // CancelByIdempotencyKey
   };
 
   Txn() = default;
@@ -86,6 +88,16 @@ class Txn {
   // `event_id`: 1..64 bytes. `reason`: for operators (outboxctl show), at
   // most 1024 bytes.
   void Cancel(absl::string_view event_id, absl::string_view reason);
+
+  // Cancels, as Cancel does, the workflows of the events committed with the
+  // idempotency key `key` (Txn::SetIdempotencyKey): the application need
+  // not keep the event ids, only its own business key. The store remembers
+  // a key for Options::idempotency_window (24 hours by default) until it is
+  // purged; a key it does not remember fails the whole Commit with
+  // kNotFound and writes nothing (cancel by the event id then). Every event
+  // of that commit is cancelled: those that are not workflows are recorded
+  // and never acted on. `key`: 1..512 bytes.
+  void CancelByIdempotencyKey(absl::string_view key, absl::string_view reason);
 
   const std::vector<RecordOp>& records() const { return records_; }
   const std::vector<EmittedEvent>& events() const { return events_; }
