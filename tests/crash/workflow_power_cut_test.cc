@@ -186,6 +186,10 @@ std::string Step(const std::string& id, const char* step) {
 std::string Revert(const std::string& id, const char* step) {
   return workflow::StepRequestId(id, step, /*revert=*/true);
 }
+// Steps a to d, each once, in order.
+std::vector<std::string> FourSteps(const std::string& id) {
+  return {Step(id, "a"), Step(id, "b"), Step(id, "c"), Step(id, "d")};
+}
 
 TEST_F(WorkflowPowerCutTest, CutAfterStepTwoIsSyncedResumesAtStepThree) {
   const std::string id = CommitOrder();
@@ -195,8 +199,7 @@ TEST_F(WorkflowPowerCutTest, CutAfterStepTwoIsSyncedResumesAtStepThree) {
   EXPECT_THAT(Received(), ElementsAre(Step(id, "a"), Step(id, "b")));
 
   ASSERT_NO_FATAL_FAILURE(RunToTheEnd());
-  EXPECT_THAT(Received(), ElementsAre(Step(id, "a"), Step(id, "b"),
-                                      Step(id, "c"), Step(id, "d")));
+  EXPECT_EQ(Received(), FourSteps(id));
   EXPECT_EQ(Stored(id).phase(), storage::WORKFLOW_PHASE_COMPLETED);
 }
 
@@ -280,8 +283,7 @@ TEST_F(WorkflowPowerCutTest, CutBeforeTheFirstMarkIsSyncedSendsNothing) {
   ASSERT_NO_FATAL_FAILURE(RunUntilThePowerGoesAndRestart());
   EXPECT_TRUE(Received().empty());
   ASSERT_NO_FATAL_FAILURE(RunToTheEnd());
-  EXPECT_THAT(Received(), ElementsAre(Step(id, "a"), Step(id, "b"),
-                                      Step(id, "c"), Step(id, "d")));
+  EXPECT_EQ(Received(), FourSteps(id));
 }
 
 TEST_F(WorkflowPowerCutTest, CutBeforeTheCompletionIsSyncedResendsTheLastStep) {
@@ -290,8 +292,7 @@ TEST_F(WorkflowPowerCutTest, CutBeforeTheCompletionIsSyncedResendsTheLastStep) {
   // acknowledgements: the cut takes both.
   CutAt(internal::kWorkflowCompletedWritten, 1);
   ASSERT_NO_FATAL_FAILURE(RunUntilThePowerGoesAndRestart());
-  EXPECT_THAT(Received(), ElementsAre(Step(id, "a"), Step(id, "b"),
-                                      Step(id, "c"), Step(id, "d")));
+  EXPECT_EQ(Received(), FourSteps(id));
 
   ASSERT_NO_FATAL_FAILURE(RunToTheEnd());
   // d once more under its own id; it completes once.
@@ -323,8 +324,7 @@ TEST_F(WorkflowPowerCutTest,
     if (p == internal::kWorkflowStepBeforeSync && ++syncs == 4) fs_->Kill();
   });
   ASSERT_NO_FATAL_FAILURE(RunUntilThePowerGoesAndRestart());
-  EXPECT_THAT(Received(), ElementsAre(Step(id, "a"), Step(id, "b"),
-                                      Step(id, "c"), Step(id, "d")));
+  EXPECT_EQ(Received(), FourSteps(id));
 
   ASSERT_NO_FATAL_FAILURE(RunToTheEnd());
   // d's result was lost with the cut: in doubt, it is resent under its id,
