@@ -102,6 +102,18 @@ class WorkflowPlanTest : public ::testing::Test {
     EXPECT_EQ(a.step, step);
   }
 
+  // `s` ends the workflow NEEDS_ATTENTION, its revert of step 0 failed for
+  // good, for a reason that says `why`.
+  static void ExpectRevertFailedForGood(const Settlement& s,
+                                        const std::string& why) {
+    EXPECT_EQ(s.kind, Settlement::Kind::kDeadLetter);
+    EXPECT_THAT(s.reason, HasSubstr(why));
+    storage::WorkflowState state;
+    ASSERT_TRUE(state.ParseFromString(s.workflow_state));
+    EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
+    EXPECT_EQ(state.steps(0).status(), storage::STEP_STATUS_REVERT_FAILED);
+  }
+
   // `a`'s answer as Decide() makes it: `status` 0 is a transport error
   // after the request left (no HTTP answer); `retry` a retry scheduled.
   // `cut`: the body is the beginning of a longer answer.
@@ -184,13 +196,8 @@ TEST_F(WorkflowPlanTest, ARevertStopsAtItsOwnMaxAttempts) {
   EXPECT_EQ(Answer(revert, 503, "", /*retry=*/true).kind,
             Settlement::Kind::kAttempt);  // attempt 1 of 2
   event_.attempts = 1;
-  Settlement spent = Answer(revert, 503, "", /*retry=*/true);
-  EXPECT_EQ(spent.kind, Settlement::Kind::kDeadLetter);
-  EXPECT_THAT(spent.reason, HasSubstr("max_attempts (2) are spent"));
-  storage::WorkflowState state;
-  ASSERT_TRUE(state.ParseFromString(spent.workflow_state));
-  EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
-  EXPECT_EQ(state.steps(0).status(), storage::STEP_STATUS_REVERT_FAILED);
+  ExpectRevertFailedForGood(Answer(revert, 503, "", /*retry=*/true),
+                            "max_attempts (2) are spent");
 }
 
 TEST_F(WorkflowPlanTest, WithoutMaxAttemptsTheSchedulesDecisionStands) {
@@ -253,13 +260,8 @@ TEST_F(WorkflowPlanTest, ACancelAfterAStepRevertsItAndNoForwardStepFollows) {
 TEST_F(WorkflowPlanTest, AFailedRevertNeedsAttentionAndIsNotCompensated) {
   WorkflowRecord record =
       CancelledBefore(Answer(Plan(), 200, R"({"id": "R1"})"));
-  Settlement failed = Answer(Plan(&record), 400, "no");
-  EXPECT_EQ(failed.kind, Settlement::Kind::kDeadLetter);
-  EXPECT_THAT(failed.reason, HasSubstr("needs attention"));
-  storage::WorkflowState state;
-  ASSERT_TRUE(state.ParseFromString(failed.workflow_state));
-  EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
-  EXPECT_EQ(state.steps(0).status(), storage::STEP_STATUS_REVERT_FAILED);
+  ExpectRevertFailedForGood(Answer(Plan(&record), 400, "no"),
+                            "needs attention");
 }
 
 TEST_F(WorkflowPlanTest, ResultRowsAreNumberedAfterThoseStored) {

@@ -30,14 +30,7 @@ class SeedOrderTest : public testing::WorkflowSinkTest {
  protected:
   // The seed's `outbox.http.fanout`, `routes` and `revert` blocks.
   std::string SeedConfig() {
-    return absl::StrCat(
-        Destination("inventory", "/api/inventory/reserve"),
-        Destination("fraudCheck", "/api/fraud/check"),
-        Destination("domestic", "/api/domestic-shipping"),
-        Destination("international", "/api/international-shipping"),
-        Destination("billing", "/api/billing"),
-        Destination("high_value", "/api/high-value-processing"), R"(
-        retry { base_delay: "20ms" max_delay: "50ms" max_attempts: 3 }
+    return absl::StrCat(ServiceDestinations(), R"(
         agent { probe_interval_min: "100ms" probe_interval_max: "1s" }
         workflows {
           event_type: "order.created"
@@ -49,7 +42,7 @@ class SeedOrderTest : public testing::WorkflowSinkTest {
               extract { name: "reservationId" value: "response:$.reservationId" }
             }
           }
-          steps { name: "fraudCheck" destination: "fraudCheck" }
+          steps { name: "fraudCheck" destination: "fraud" }
           steps {
             name: "shipping"
             choose {
