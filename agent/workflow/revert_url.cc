@@ -33,6 +33,19 @@ std::string Directory(absl::string_view url) {
   return std::string(base.substr(0, slash + 1));
 }
 
+// `url` without the userinfo of its authority ("user:pass@"), which a
+// destination's own URL may carry.
+std::string WithoutUserinfo(absl::string_view url) {
+  const absl::string_view origin = OriginText(url);
+  const size_t start = origin.find("://") + 3;
+  const size_t at = origin.rfind('@');
+  std::string out(url);
+  if (at != absl::string_view::npos && at >= start) {
+    out.erase(start, at + 1 - start);
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> Origin(absl::string_view url) {
@@ -46,8 +59,13 @@ absl::StatusOr<std::string> Origin(absl::string_view url) {
         "has a placeholder in its scheme, host or port: an answer must never "
         "choose where the destination's headers and secrets go");
   }
-  const size_t at = origin.find('@', host);  // userinfo is not the origin
-  if (at != std::string::npos) origin.erase(host, at + 1 - host);
+  // Userinfo, and the backslashes and blanks parsers disagree on, could make
+  // one text name two hosts (curl's and this check's): refused.
+  if (origin.find_first_of("@\\ \t") != std::string::npos) {
+    return absl::InvalidArgumentError(
+        "has '@', a backslash or a blank before its path: write the host "
+        "alone (credentials belong in the destination's headers)");
+  }
   if (origin.size() == host) return absl::InvalidArgumentError("has no host");
   const bool tls = absl::StartsWith(origin, "https");
   absl::string_view default_port = tls ? ":443" : ":80";
@@ -60,7 +78,9 @@ absl::StatusOr<std::string> Origin(absl::string_view url) {
 absl::StatusOr<std::string> ResolveRevertUrl(absl::string_view revert_url,
                                              absl::string_view destination_url,
                                              bool other_origin) {
-  absl::StatusOr<std::string> home = Origin(destination_url);
+  absl::StatusOr<std::string> home =
+      Origin(IsAbsolute(destination_url) ? WithoutUserinfo(destination_url)
+                                         : std::string(destination_url));
   if (!home.ok()) return home.status();
   if (IsAbsolute(revert_url)) {
     absl::StatusOr<std::string> there = Origin(revert_url);

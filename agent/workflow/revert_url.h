@@ -28,7 +28,8 @@ namespace outbox::workflow {
 
 // "scheme://host[:port]" of the http(s) `url`, lowercased, the default
 // port (80, 443) dropped. Errors: kInvalidArgument when `url` is not
-// http(s)://, has no host, or a '{' in its origin.
+// http(s)://, has no host, or a '{', '}', '@', backslash or blank in its
+// origin.
 absl::StatusOr<std::string> Origin(absl::string_view url);
 
 // The absolute URL template `revert_url` means for a step whose

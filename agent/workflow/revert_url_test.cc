@@ -63,6 +63,23 @@ TEST(RevertUrlTest, TheOriginIsNeverAPlaceholder) {
       absl::StatusCode::kInvalidArgument);
 }
 
+TEST(RevertUrlTest, RefusesUserinfoAndBackslashesThatCouldHideAHost) {
+  for (const char* url :
+       {"https://evil.example\\@inv.example:8443/x",
+        "https://u:p@inv.example:8443/x", "https://inv.example:8443 /x"}) {
+    EXPECT_STATUS_CODE(ResolveRevertUrl(url, kInventory, true),
+                       absl::StatusCode::kInvalidArgument)
+        << url;
+  }
+}
+
+TEST(RevertUrlTest, ADestinationsOwnUserinfoIsNotItsOrigin) {
+  absl::StatusOr<std::string> out = ResolveRevertUrl(
+      "https://inv.example/undo", "https://u:p@inv.example/api", false);
+  ASSERT_OUTBOX_OK(out);
+  EXPECT_EQ(*out, "https://inv.example/undo");
+}
+
 TEST(RevertUrlTest, RefusesOtherSchemesAndOtherOriginOnAPath) {
   for (const char* url :
        {"ftp://inv.example/x", "//evil.example/x", "javascript:alert(1)"}) {
