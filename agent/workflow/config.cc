@@ -42,6 +42,10 @@ struct Scope {
   // answer does not exist yet (the step's conditions).
   std::string self;
   workflow::NamedValues names;  // "{name}" -> reference
+  // A stored definition a workflow started under, loaded again: an absolute
+  // revert URL at another origin was accepted then (before other_origin
+  // existed), and its compensation must still be able to run.
+  bool stored = false;
 };
 
 // Binds "response:<path>" to the step itself and checks that `ref` reads
@@ -193,8 +197,11 @@ absl::Status ParseRevert(const Checker& c, const Node& node,
                    "is required: a path at the step's destination "
                    "(\"/api/...\") or an http(s) URL");
   }
-  absl::StatusOr<std::string> url =
-      workflow::ResolveRevertUrl(in.url(), destination.url, in.other_origin());
+  const bool absolute = absl::StartsWithIgnoreCase(in.url(), "http://") ||
+                        absl::StartsWithIgnoreCase(in.url(), "https://");
+  absl::StatusOr<std::string> url = workflow::ResolveRevertUrl(
+      in.url(), destination.url,
+      in.other_origin() || (scope.stored && absolute));
   if (!url.ok()) return c.Wrap(node, "url", url.status());
   if (in.max_attempts() < 0) {
     return c.Error(node, "max_attempts", -1,
@@ -319,7 +326,7 @@ absl::Status ParseStep(const Checker& c, const Node& node,
 
 absl::Status ParseWorkflow(const Checker& c, const Node& node,
                            const std::vector<Destination>& destinations,
-                           WorkflowSpec* out) {
+                           bool stored, WorkflowSpec* out) {
   const auto& in = static_cast<const config::Workflow&>(*node.message);
   out->event_type = in.event_type();
   if (out->event_type.empty() || absl::StrContains(out->event_type, '*')) {
@@ -339,6 +346,7 @@ absl::Status ParseWorkflow(const Checker& c, const Node& node,
                                 " steps, this one ", in.steps_size()));
   }
   Scope scope;
+  scope.stored = stored;
   for (int i = 0; i < in.steps_size(); ++i) {
     OUTBOX_RETURN_IF_ERROR(ParseStep(c, c.Child(node, "steps", i), destinations,
                                      &scope, &out->steps.emplace_back()));
@@ -350,13 +358,13 @@ absl::Status ParseWorkflow(const Checker& c, const Node& node,
 
 absl::Status ParseWorkflows(const Checker& c, const Node& root,
                             const std::vector<Destination>& destinations,
-                            std::vector<WorkflowSpec>* out) {
+                            std::vector<WorkflowSpec>* out, bool stored) {
   const auto& in = static_cast<const config::AgentConfig&>(*root.message);
   absl::flat_hash_map<std::string, int> lines;  // event type -> line
   for (int i = 0; i < in.workflows_size(); ++i) {
     const Node node = c.Child(root, "workflows", i);
     WorkflowSpec spec;
-    OUTBOX_RETURN_IF_ERROR(ParseWorkflow(c, node, destinations, &spec));
+    OUTBOX_RETURN_IF_ERROR(ParseWorkflow(c, node, destinations, stored, &spec));
     const auto [it, inserted] = lines.emplace(spec.event_type, node.line);
     if (!inserted) {
       return c.Error(

@@ -219,6 +219,25 @@ TEST(ConfigWorkflowTest, ARevertAtAnotherOriginNeedsOtherOrigin) {
               HasSubstr("url: is required"));
 }
 
+// A workflow started before other_origin existed keeps the revert URL it
+// started with: its compensation must still run.
+TEST(ConfigWorkflowTest, AStoredDefinitionKeepsItsOtherOriginRevert) {
+  absl::StatusOr<AgentConfig> config = Parse(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud"
+        revert { url: "https://refunds.example/r" other_origin: true } } })");
+  ASSERT_OUTBOX_OK(config);
+  std::string old = config->workflows[0].definition;
+  const size_t at = old.find("other_origin: true");
+  ASSERT_NE(at, std::string::npos) << old;
+  old.erase(at, std::string("other_origin: true").size());
+  absl::StatusOr<AgentConfig> loaded =
+      LoadWorkflowDefinition(WorkflowDefinitionId(old), old, *config);
+  ASSERT_OUTBOX_OK(loaded);
+  EXPECT_EQ(
+      loaded->workflows[0].steps[0].targets[0].revert->url.parts[0].literal,
+      "https://refunds.example/r");
+}
+
 TEST(ConfigWorkflowTest, ExtractNamesValuesForLaterConditionsAndReverts) {
   absl::StatusOr<AgentConfig> config = Parse(R"(workflows { event_type: "o"
       steps { name: "ship" destination: "inventory"
