@@ -162,7 +162,7 @@ absl::StatusOr<AgentConfig> LoadWorkflowDefinition(absl::string_view id,
     out.destinations.push_back(std::move(stored));
   }
   OUTBOX_RETURN_IF_ERROR(config_internal::ParseWorkflows(
-      c, root, out.destinations, &out.workflows));
+      c, root, out.destinations, &out.workflows, /*stored=*/true));
   out.workflows[0].definition = std::string(text);
   out.workflows[0].definition_id = std::string(id);
   return out;

@@ -132,10 +132,14 @@ absl::Status ParseMqttDestination(const Checker& checker, const Node& node,
                                   Destination* out);
 
 // Validates the `workflows` of `root` (an outbox.config.AgentConfig) into
-// `*out`. `names`: the destinations' names (workflow/config.cc).
+// `*out`. `names`: the destinations' names (workflow/config.cc). `stored`:
+// `root` is a stored definition a workflow started under, whose absolute
+// revert URLs at another origin were accepted then (no other_origin
+// needed).
 absl::Status ParseWorkflows(const Checker& checker, const Node& root,
                             const std::vector<Destination>& destinations,
-                            std::vector<workflow::WorkflowSpec>* out);
+                            std::vector<workflow::WorkflowSpec>* out,
+                            bool stored = false);
 
 // Sets the stored definition and its id (definition.h) of each of
 // `workflows`, parsed from the workflows of `root` in the same order.

@@ -16,7 +16,8 @@
 //   contains   v a string and x a string: x is a substring of v; v an array:
 //              some element eq x; anything else: false.
 // A list of conditions is an AND (the empty list is true); a step takes the
-// first destination whose conditions all hold, and is skipped if none does.
+// first destination whose conditions all hold; when none does, its
+// on_no_match decides (fail, the default, or skip).
 
 #ifndef OUTBOX_AGENT_WORKFLOW_CONDITION_H_
 #define OUTBOX_AGENT_WORKFLOW_CONDITION_H_
@@ -67,7 +68,8 @@ struct Choice {
 };
 
 // Index of the first choice whose conditions all hold, or nullopt when none
-// does (the step is skipped). Errors: those of Evaluate.
+// does (the step fails or is skipped: on_no_match). Errors: those of
+// Evaluate.
 absl::StatusOr<std::optional<size_t>> ChooseDestination(
     const std::vector<Choice>& choices, ValueResolver& resolver);
 

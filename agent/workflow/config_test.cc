@@ -41,7 +41,7 @@ constexpr char kSeedOrder[] = R"(
     event_type: "order.created"
     steps {
       name: "reserve" destination: "inventory"
-      revert { url: "http://inv/{{response:reserve:/id}}" method: "DELETE" }
+      revert { url: "/inv/{{response:reserve:/id}}" method: "DELETE" }
     }
     steps { name: "fraud" destination: "fraud" }
     steps {
@@ -49,7 +49,7 @@ constexpr char kSeedOrder[] = R"(
       choose {
         destination: "billing"
         when { value: "response:fraud:/riskScore" op: "lt" expected: "50" }
-        revert { url: "http://bill/refund" payload: "{\"id\": {{request:/id}}}" }
+        revert { url: "refund" payload: "{\"id\": {{request:/id}}}" }
       }
       choose { destination: "high_value" }
     }
@@ -141,7 +141,10 @@ TEST(ConfigWorkflowTest, AReferenceToALaterStepIsRefused) {
 TEST(ConfigWorkflowTest, ARevertMayReadItsOwnStepsResponse) {
   ASSERT_OUTBOX_OK(Parse(R"(workflows { event_type: "o"
       steps { name: "a" destination: "fraud"
-        revert { url: "http://x/{{response:a:/id}}" } } })"));
+        revert { url: "/{{response:a:/id}}" } } })"));
+  ASSERT_OUTBOX_OK(Parse(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud"
+        revert { url: "/{{response:$.id}}" } } })"));
 }
 
 TEST(ConfigWorkflowTest, UnknownDestinationIsNamed) {
@@ -171,11 +174,161 @@ TEST(ConfigWorkflowTest, BadOperatorExpectedValueAndMethodAreNamed) {
               HasSubstr("is not POST, PUT or PATCH"));
 }
 
-TEST(ConfigWorkflowTest, RevertUrlMustBeHttp) {
+// The revert's URL template of step `step`'s first target in `config`.
+std::string RevertUrlText(const AgentConfig& config, size_t step) {
+  std::string text;
+  for (const workflow::Template::Part& part :
+       config.workflows[0].steps[step].targets[0].revert->url.parts) {
+    absl::StrAppend(&text, part.literal,
+                    part.has_ref ? absl::StrCat("<", part.ref.step, ":",
+                                                part.ref.pointer, ">")
+                                 : "");
+  }
+  return text;
+}
+
+TEST(ConfigWorkflowTest, ARevertPathIsAtItsDestination) {
+  absl::StatusOr<AgentConfig> config = Parse(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "inventory"
+        revert { url: "/api/{{response:a:/id}}/release" } }
+      steps { name: "b" destination: "fraud"
+        revert { url: "{{response:b:/id}}/undo" } } })");
+  ASSERT_OUTBOX_OK(config);
+  EXPECT_EQ(RevertUrlText(*config, 0),
+            "http://127.0.0.1:1/api/<a:/id>/release");
+  EXPECT_EQ(RevertUrlText(*config, 1), "http://127.0.0.1:1/<b:/id>/undo");
+}
+
+TEST(ConfigWorkflowTest, ARevertAtAnotherOriginNeedsOtherOrigin) {
   EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
       steps { name: "a" destination: "fraud"
-        revert { url: "{{response:a:/url}}" } } })"),
-              HasSubstr("must start with http:// or https://"));
+        revert { url: "https://refunds.example/r" } } })"),
+              ::testing::AllOf(HasSubstr("steps[0].revert.url"),
+                               HasSubstr("headers and secrets"),
+                               HasSubstr("other_origin")));
+  EXPECT_OUTBOX_OK(Parse(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud"
+        revert { url: "https://refunds.example/r" other_origin: true } } })"));
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud"
+        revert { url: "https://{{response:a:/host}}/r" other_origin: true }
+      } })"),
+              HasSubstr("placeholder in its scheme, host or port"));
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud" revert { method: "DELETE" } } })"),
+              HasSubstr("url: is required"));
+}
+
+// A workflow started before other_origin existed keeps the revert URL it
+// started with: its compensation must still run.
+TEST(ConfigWorkflowTest, AStoredDefinitionKeepsItsOtherOriginRevert) {
+  absl::StatusOr<AgentConfig> config = Parse(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud"
+        revert { url: "https://refunds.example/r" other_origin: true } } })");
+  ASSERT_OUTBOX_OK(config);
+  std::string old = config->workflows[0].definition;
+  const size_t at = old.find("other_origin: true");
+  ASSERT_NE(at, std::string::npos) << old;
+  old.erase(at, std::string("other_origin: true").size());
+  absl::StatusOr<AgentConfig> loaded =
+      LoadWorkflowDefinition(WorkflowDefinitionId(old), old, *config);
+  ASSERT_OUTBOX_OK(loaded);
+  EXPECT_EQ(
+      loaded->workflows[0].steps[0].targets[0].revert->url.parts[0].literal,
+      "https://refunds.example/r");
+}
+
+TEST(ConfigWorkflowTest, ExtractNamesValuesForLaterConditionsAndReverts) {
+  absl::StatusOr<AgentConfig> config = Parse(R"(workflows { event_type: "o"
+      steps { name: "ship" destination: "inventory"
+        extract { name: "shipmentId" value: "response:$.shipmentId" }
+        revert { url: "/cancel/{shipmentId}" } }
+      steps { name: "bill"
+        choose { destination: "billing"
+          when { value: "{shipmentId}" op: "exists" }
+          revert {
+            extract { name: "order" value: "request:$.id" }
+            url: "/refund/{order}"
+            payload: "{\"s\": \"S-{shipmentId}\", \"o\": {order}}" } } } })");
+  ASSERT_OUTBOX_OK(config);
+  EXPECT_EQ(RevertUrlText(*config, 0),
+            "http://127.0.0.1:1/cancel/<ship:/shipmentId>");
+  const workflow::StepSpec& bill = config->workflows[0].steps[1];
+  EXPECT_EQ(bill.targets[0].choice.conditions[0].ref.step, "ship");
+  EXPECT_EQ(RevertUrlText(*config, 1), "http://127.0.0.1:1/refund/<:/id>");
+  const workflow::Template& payload = *bill.targets[0].revert->payload;
+  ASSERT_EQ(payload.parts.size(), 3u);
+  EXPECT_EQ(payload.parts[0].ref.step, "ship");
+  EXPECT_TRUE(payload.parts[0].in_string);
+  EXPECT_EQ(payload.parts[1].ref.source, workflow::ValueRef::Source::kRequest);
+  EXPECT_FALSE(payload.parts[1].in_string);
+}
+
+TEST(ConfigWorkflowTest, AnUndeclaredNameIsRefusedByName) {
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud"
+        revert { url: "/x/{shipmentId}" } } })"),
+              HasSubstr("{shipmentId} is not declared"));
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud"
+        revert { url: "/x" extract { name: "rid" value: "response:$.id" } } }
+      steps { name: "b" choose { destination: "billing"
+        when { value: "{rid}" op: "exists" } } } })"),
+              HasSubstr("{rid} is not declared"));  // a revert's own
+}
+
+TEST(ConfigWorkflowTest, ExtractReferencesAreCheckedLikeOthers) {
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud"
+        extract { name: "x" value: "response:b:/x" } }
+      steps { name: "b" destination: "billing" } })"),
+              HasSubstr("reads step \"b\", which does not run before"));
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud"
+        extract { name: "x" value: "request:/x" } } })"),
+              HasSubstr("a step's extract reads answers"));
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" choose { destination: "fraud"
+        when { value: "response:$.x" op: "exists" } } } })"),
+              HasSubstr("reads this step's own answer"));
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud"
+        extract { name: "x" value: "response:$.x" } }
+      steps { name: "b" destination: "fraud"
+        extract { name: "x" value: "response:$.y" } } })"),
+              HasSubstr("{x} is already declared"));
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud"
+        extract { name: "1x" value: "response:$.x" } } })"),
+              HasSubstr("is not a value name"));
+}
+
+TEST(ConfigWorkflowTest, OnNoMatchIsFailUnlessSkipIsWritten) {
+  absl::StatusOr<AgentConfig> config = Parse(R"(workflows { event_type: "o"
+      steps { name: "a" choose { destination: "fraud" } }
+      steps { name: "b" on_no_match: "skip" choose { destination: "fraud" } }
+      steps { name: "c" on_no_match: "fail" choose { destination: "fraud" } }
+  })");
+  ASSERT_OUTBOX_OK(config);
+  EXPECT_FALSE(config->workflows[0].steps[0].skip_on_no_match);
+  EXPECT_TRUE(config->workflows[0].steps[1].skip_on_no_match);
+  EXPECT_FALSE(config->workflows[0].steps[2].skip_on_no_match);
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" on_no_match: "ignore" choose { destination: "fraud" } }
+  })"),
+              HasSubstr("\"fail\" (the default) or \"skip\""));
+}
+
+TEST(ConfigWorkflowTest, ARevertsMaxAttemptsIsKeptAndNotNegative) {
+  absl::StatusOr<AgentConfig> config = Parse(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud"
+        revert { url: "/undo" max_attempts: 3 } } })");
+  ASSERT_OUTBOX_OK(config);
+  EXPECT_EQ(config->workflows[0].steps[0].targets[0].revert->max_attempts, 3);
+  EXPECT_THAT(ErrorOf(R"(workflows { event_type: "o"
+      steps { name: "a" destination: "fraud"
+        revert { url: "/undo" max_attempts: -1 } } })"),
+              HasSubstr("max_attempts"));
 }
 
 TEST(ConfigWorkflowTest, DuplicateStepNamesAndTypesAreRefused) {

@@ -32,7 +32,7 @@ workflow::ValueResolver ResolverFor(const WorkflowState& state,
         s.status() == storage::STEP_STATUS_REVERTED ||
         s.status() == storage::STEP_STATUS_NO_REVERT ||
         s.status() == storage::STEP_STATUS_REVERT_FAILED) {
-      resolver.AddResponse(s.name(), s.response());
+      resolver.AddResponse(s.name(), s.response(), s.response_truncated());
     }
   }
   return resolver;
@@ -147,6 +147,7 @@ void PlanCompensation(const workflow::WorkflowSpec& spec,
     a->destination = FindDestination(config, s->destination());
     a->request_id = workflow::StepRequestId(event.id, step.name, true);
     a->method = target->revert->method;
+    a->max_attempts = target->revert->max_attempts;
     a->url = *std::move(url);
     a->body = *std::move(body);
     return;
@@ -210,6 +211,9 @@ bool PlanForward(const workflow::WorkflowSpec& spec, const AgentConfig& config,
     absl::StatusOr<std::optional<size_t>> chosen =
         workflow::ChooseDestination(choices, resolver);
     if (!chosen.ok()) return fail(chosen.status().message());
+    if (!chosen->has_value() && !step.skip_on_no_match) {
+      return fail("no `choose` target's conditions hold (on_no_match: fail)");
+    }
     if (!chosen->has_value()) {
       s->set_status(storage::STEP_STATUS_SKIPPED);
       storage::StepResult& row = a->rows.emplace_back();

@@ -22,7 +22,8 @@
 //     Steps without a revert are skipped.
 //   - A cancel (Txn::Cancel) seen before a step is planned starts the same
 //     compensation; no forward step is planned after it began.
-//   - A revert that fails for good, or cannot be built, leaves the workflow
+//   - A revert that fails for good (its destination's schedule or its own
+//     max_attempts spent, a 4xx), or cannot be built, leaves the workflow
 //     NEEDS_ATTENTION: dead-lettered, nothing more runs.
 //   - A step is sent only once a durable "sent" mark says it may have gone
 //     out (WorkflowStepState.sent), and only by a plan that read that mark
@@ -84,6 +85,8 @@ struct WorkflowAction {
   std::string method;
   std::string url;
   std::string body;
+  // For a revert: its own attempt budget (Revert.max_attempts); 0: none.
+  int max_attempts = 0;
 
   // kSettle: kDelivered (completed, or a cancel compensated) or
   // kDeadLetterUnsent (compensated after a failure, or needs attention).

@@ -31,6 +31,7 @@ constexpr char kConfig[] = R"(
     }
     steps {
       name: "wrap"
+      on_no_match: "skip"
       choose { destination: "gift"
                when { value: "request:/gift" op: "eq" expected: "true" } }
     }
@@ -101,13 +102,28 @@ class WorkflowPlanTest : public ::testing::Test {
     EXPECT_EQ(a.step, step);
   }
 
+  // `s` ends the workflow NEEDS_ATTENTION, its revert of step 0 failed for
+  // good, for a reason that says `why`.
+  static void ExpectRevertFailedForGood(const Settlement& s,
+                                        const std::string& why) {
+    EXPECT_EQ(s.kind, Settlement::Kind::kDeadLetter);
+    EXPECT_THAT(s.reason, HasSubstr(why));
+    storage::WorkflowState state;
+    ASSERT_TRUE(state.ParseFromString(s.workflow_state));
+    EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
+    EXPECT_EQ(state.steps(0).status(), storage::STEP_STATUS_REVERT_FAILED);
+  }
+
   // `a`'s answer as Decide() makes it: `status` 0 is a transport error
   // after the request left (no HTTP answer); `retry` a retry scheduled.
+  // `cut`: the body is the beginning of a longer answer.
   Settlement Answer(const WorkflowAction& a, int status,
-                    const std::string& body, bool retry = false) {
+                    const std::string& body, bool retry = false,
+                    bool cut = false) {
     HttpResult result;
     result.http_status = status;
     result.body = body;
+    result.body_truncated = cut;
     if (status == 0) result.transport = absl::UnavailableError("reset");
     Decision d;
     d.kind = retry               ? Decision::Kind::kRetry
@@ -116,6 +132,17 @@ class WorkflowPlanTest : public ::testing::Test {
     d.http_status = status;
     d.error = absl::StrCat("HTTP ", status);
     return WorkflowSettlement(a, spec(), d, result, event_, config_, now_);
+  }
+
+  // The fixture's configuration with `from` replaced by `to`.
+  void Reconfigure(const std::string& from, const std::string& to) {
+    std::string text = kConfig;
+    ASSERT_NE(text.find(from), std::string::npos) << from;
+    text.replace(text.find(from), from.size(), to);
+    absl::StatusOr<AgentConfig> config =
+        ParseAgentConfig(text, "cfg.textproto");
+    ASSERT_OUTBOX_OK(config);
+    config_ = *std::move(config);
   }
 
   AgentConfig config_;
@@ -146,6 +173,50 @@ TEST_F(WorkflowPlanTest, AStepWhoseConditionsFailIsRecordedAsSkipped) {
   EXPECT_EQ(a.step, 2u);  // wrap skipped: not a gift
   EXPECT_EQ(a.state.steps(1).status(), storage::STEP_STATUS_SKIPPED);
   EXPECT_TRUE(a.rows.empty());
+}
+
+TEST_F(WorkflowPlanTest, AStepWhoseChooseMatchesNothingFailsByDefault) {
+  Reconfigure(R"(on_no_match: "skip")", "");
+  Settlement done = Answer(Plan(), 200, R"({"id": "R1"})");
+  WorkflowRecord record = After(done);
+  WorkflowAction a = Plan(&record);
+  ExpectRevertOf(a, 0);  // reserve undone: wrap matched nothing
+  EXPECT_EQ(a.state.steps(1).status(), storage::STEP_STATUS_FAILED);
+  EXPECT_THAT(a.state.cause(),
+              HasSubstr("step wrap failed: no `choose` target's conditions "
+                        "hold (on_no_match: fail)"));
+}
+
+TEST_F(WorkflowPlanTest, ARevertStopsAtItsOwnMaxAttempts) {
+  Reconfigure(R"(method: "DELETE" })", R"(method: "DELETE" max_attempts: 2 })");
+  WorkflowRecord record =
+      CancelledBefore(Answer(Plan(), 200, R"({"id": "R1"})"));
+  const WorkflowAction revert = Plan(&record);
+  ExpectRevertOf(revert, 0);
+  EXPECT_EQ(Answer(revert, 503, "", /*retry=*/true).kind,
+            Settlement::Kind::kAttempt);  // attempt 1 of 2
+  event_.attempts = 1;
+  ExpectRevertFailedForGood(Answer(revert, 503, "", /*retry=*/true),
+                            "max_attempts (2) are spent");
+}
+
+TEST_F(WorkflowPlanTest, WithoutMaxAttemptsTheSchedulesDecisionStands) {
+  WorkflowRecord record =
+      CancelledBefore(Answer(Plan(), 200, R"({"id": "R1"})"));
+  event_.attempts = 50;
+  EXPECT_EQ(Answer(Plan(&record), 503, "", /*retry=*/true).kind,
+            Settlement::Kind::kAttempt);
+}
+
+TEST_F(WorkflowPlanTest, AReferenceIntoACutAnswerSaysItWasCut) {
+  WorkflowRecord record = CancelledBefore(
+      Answer(Plan(), 200, R"({"id": "R)", /*retry=*/false, /*cut=*/true));
+  WorkflowAction a = Plan(&record);
+  ASSERT_EQ(a.kind, WorkflowAction::Kind::kSettle);
+  EXPECT_EQ(a.state.phase(), storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
+  EXPECT_THAT(a.reason,
+              HasSubstr("the response of step \"reserve\" was cut "
+                        "at 9 bytes (agent.workflow_response_bytes)"));
 }
 
 TEST_F(WorkflowPlanTest, AMissingPayloadMemberFailsTheStepAndCompensates) {
@@ -189,13 +260,8 @@ TEST_F(WorkflowPlanTest, ACancelAfterAStepRevertsItAndNoForwardStepFollows) {
 TEST_F(WorkflowPlanTest, AFailedRevertNeedsAttentionAndIsNotCompensated) {
   WorkflowRecord record =
       CancelledBefore(Answer(Plan(), 200, R"({"id": "R1"})"));
-  Settlement failed = Answer(Plan(&record), 400, "no");
-  EXPECT_EQ(failed.kind, Settlement::Kind::kDeadLetter);
-  EXPECT_THAT(failed.reason, HasSubstr("needs attention"));
-  storage::WorkflowState state;
-  ASSERT_TRUE(state.ParseFromString(failed.workflow_state));
-  EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
-  EXPECT_EQ(state.steps(0).status(), storage::STEP_STATUS_REVERT_FAILED);
+  ExpectRevertFailedForGood(Answer(Plan(&record), 400, "no"),
+                            "needs attention");
 }
 
 TEST_F(WorkflowPlanTest, ResultRowsAreNumberedAfterThoseStored) {

@@ -188,14 +188,31 @@ bool AnswerRow(const Settlement& s, storage::StepResult* row) {
   return false;
 }
 
+// `d` for `action`, but a failure for good when `action` is a revert whose
+// own budget (Revert.max_attempts) this attempt spends: it then ends as a
+// revert whose destination's schedule ran out, never as a silent stop.
+Decision WithRevertBudget(const WorkflowAction& action, Decision d,
+                          const PendingEvent& event) {
+  if (!action.revert || action.max_attempts <= 0 ||
+      d.kind != Decision::Kind::kRetry ||
+      event.attempts + 1 < static_cast<uint32_t>(action.max_attempts)) {
+    return d;
+  }
+  d.kind = Decision::Kind::kDeadLetter;
+  d.error = absl::StrCat(d.error, "; the revert's max_attempts (",
+                         action.max_attempts, ") are spent");
+  return d;
+}
+
 }  // namespace
 
 Settlement WorkflowSettlement(const WorkflowAction& action,
                               const workflow::WorkflowSpec& spec,
-                              const Decision& decision,
-                              const HttpResult& result, PendingEvent event,
-                              const AgentConfig& config, absl::Time now) {
+                              const Decision& answer, const HttpResult& result,
+                              PendingEvent event, const AgentConfig& config,
+                              absl::Time now) {
   const workflow::StepSpec& step = spec.steps[action.step];
+  const Decision decision = WithRevertBudget(action, answer, event);
   std::vector<storage::StepResult> rows = action.rows;
   rows.push_back(
       ResultRow(action, step, decision, result, event, config.agent, now));

@@ -18,9 +18,12 @@
 namespace outbox::workflow {
 
 struct RevertSpec {
-  Template url;  // Template::Kind::kUrl
+  Template url;  // Template::Kind::kUrl, absolute (resolved at load)
   std::string method = "POST";
   std::optional<Template> payload;  // kPayload; none: an empty body
+  // Attempts before the workflow needs attention; 0: the destination's
+  // retry schedule alone decides.
+  int max_attempts = 0;
 };
 
 // One destination a step may take: Choice::destination names an entry of
@@ -36,6 +39,8 @@ struct StepSpec {
   // In order; the first whose conditions hold is taken. A step with one
   // fixed destination has one target without conditions.
   std::vector<TargetSpec> targets;
+  // When no target's conditions hold: skip the step (true) or fail it.
+  bool skip_on_no_match = false;
 };
 
 struct WorkflowSpec {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "curl/curl.h"
 #include "nlohmann/json.hpp"
@@ -18,66 +19,176 @@ using Json = nlohmann::json;
 constexpr absl::string_view kOpen = "{{";
 constexpr absl::string_view kClose = "}}";
 
-// `tmpl` with every placeholder replaced by `stand_in`.
+// The placeholder as written, for messages: "{{ref}}" or "{name}".
+std::string Label(const Template::Part& part) {
+  if (!part.name.empty()) return absl::StrCat("{", part.name, "}");
+  return absl::StrCat("{{", part.ref.text, "}}");
+}
+
+// Whether JSON text read so far ends inside a string literal. Only the
+// literals of a payload template are fed: a placeholder inside a string
+// adds escaped text, which never ends the string.
+struct JsonStringScan {
+  bool in_string = false;
+  bool escaped = false;  // the last byte was a backslash inside a string
+
+  void Feed(absl::string_view text) {
+    for (char c : text) {
+      if (escaped) {
+        escaped = false;
+      } else if (in_string && c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = !in_string;
+      }
+    }
+  }
+};
+
+// `tmpl` with every placeholder replaced by `stand_in`, or by "x" inside a
+// string.
 std::string WithStandIn(const Template& tmpl, absl::string_view stand_in) {
   std::string out;
   for (const Template::Part& part : tmpl.parts) {
-    absl::StrAppend(&out, part.literal, part.has_ref ? stand_in : "");
+    absl::StrAppend(&out, part.literal,
+                    !part.has_ref    ? ""
+                    : part.in_string ? "x"
+                                     : stand_in);
   }
   return out;
 }
 
-// A placeholder is valid where any JSON value is: a string stand-in catches
-// one inside quotes or glued to a number, a number stand-in one in a key's
+// A placeholder outside strings is valid where any JSON value is: a string
+// stand-in catches one glued to a number, a number stand-in one in a key's
 // place. Any value's JSON text is then as valid there as both stand-ins.
+// Inside a string, any escaped text is as valid as "x".
 absl::Status CheckPayloadShape(const Template& tmpl) {
   for (absl::string_view stand_in : {"\"x\"", "0"}) {
     if (!Json::accept(WithStandIn(tmpl, stand_in))) {
       return absl::InvalidArgumentError(
           "the payload template is not JSON with a value in place of each "
-          "placeholder (write {\"id\": {{response:step:/id}}}: a placeholder "
-          "is a whole JSON value, never inside quotes)");
+          "placeholder (a placeholder is a whole JSON value, "
+          "{\"id\": {{response:step:/id}}}, or part of a string, "
+          "{\"id\": \"ORD-{{request:/id}}\"})");
     }
   }
   return absl::OkStatus();
 }
 
+// The text a placeholder inside a JSON string gets for `value`: a string
+// escaped as JSON without its quotes, a number or boolean as its JSON text.
+absl::StatusOr<std::string> InStringText(const Json& value,
+                                         const Template::Part& part) {
+  if (value.is_number() || value.is_boolean()) return value.dump();
+  if (!value.is_string()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        Label(part), ": the value is ", value.type_name(),
+        ", which cannot go inside a JSON string (only a string, number or "
+        "boolean; for a whole value, write the placeholder outside quotes)"));
+  }
+  // Parsed documents hold valid UTF-8 only; `replace` just keeps dump()
+  // from ever throwing.
+  const std::string quoted = value.dump(-1, ' ', /*ensure_ascii=*/false,
+                                        Json::error_handler_t::replace);
+  return quoted.substr(1, quoted.size() - 2);
+}
+
+// The text a payload placeholder gets for `value`.
+absl::StatusOr<std::string> PayloadText(const Json& value,
+                                        const Template::Part& part) {
+  if (part.in_string) return InStringText(value, part);
+  // nlohmann writes the JSON text, quotes and escapes included.
+  return value.dump(-1, ' ', /*ensure_ascii=*/false,
+                    Json::error_handler_t::replace);
+}
+
 // The text a URL gets for `value`, before percent-encoding.
-absl::StatusOr<std::string> UrlText(const Json& value, const ValueRef& ref) {
+absl::StatusOr<std::string> UrlText(const Json& value,
+                                    const Template::Part& part) {
   if (value.is_string()) return value.get<std::string>();
   if (value.is_number() || value.is_boolean()) return value.dump();
   return absl::FailedPreconditionError(
-      absl::StrCat("{{", ref.text, "}}: the value is ", value.type_name(),
+      absl::StrCat(Label(part), ": the value is ", value.type_name(),
                    ", which a URL cannot hold (only a string, number or "
                    "boolean)"));
+}
+
+// Where the next placeholder in `text` opens: at "{{", or at "{" followed by
+// a value name and "}". Other braces (a JSON object's) are text.
+size_t NextOpen(absl::string_view text) {
+  for (size_t i = text.find('{'); i != absl::string_view::npos;
+       i = text.find('{', i + 1)) {
+    if (absl::StartsWith(text.substr(i), kOpen)) return i;
+    const size_t close = text.find('}', i + 1);
+    if (close != absl::string_view::npos &&
+        IsValueName(text.substr(i + 1, close - i - 1))) {
+      return i;
+    }
+  }
+  return absl::string_view::npos;
+}
+
+// Reads the placeholder `text` starts with (NextOpen found it) into `part`
+// and returns its length.
+absl::StatusOr<size_t> ReadPlaceholder(absl::string_view text,
+                                       const NamedValues& names,
+                                       Template::Part* part) {
+  part->has_ref = true;
+  if (absl::StartsWith(text, kOpen)) {
+    const size_t close = text.find(kClose, kOpen.size());
+    if (close == absl::string_view::npos) {
+      return absl::InvalidArgumentError("a \"{{\" is not closed by \"}}\"");
+    }
+    absl::StatusOr<ValueRef> ref =
+        ParseValueRef(text.substr(kOpen.size(), close - kOpen.size()));
+    if (!ref.ok()) return ref.status();
+    part->ref = *std::move(ref);
+    return close + kClose.size();
+  }
+  const size_t close = text.find('}');
+  part->name = std::string(text.substr(1, close - 1));
+  auto it = names.find(part->name);
+  if (it == names.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("{", part->name,
+                     "} is not declared: name it in the `extract` of this "
+                     "step's revert or of an earlier step (or write a "
+                     "reference, {{response:<step>:<path>}})"));
+  }
+  part->ref = it->second;
+  return close + 1;
 }
 
 }  // namespace
 
 absl::StatusOr<Template> ParseTemplate(absl::string_view text,
-                                       Template::Kind kind) {
+                                       Template::Kind kind,
+                                       const NamedValues& names) {
   Template tmpl;
   tmpl.kind = kind;
+  JsonStringScan scan;
   while (true) {
-    const size_t open = text.find(kOpen);
+    const size_t open = NextOpen(text);
     Template::Part part;
     part.literal = std::string(text.substr(0, open));
     if (open == absl::string_view::npos) {
       tmpl.parts.push_back(std::move(part));
       break;
     }
-    const size_t close = text.find(kClose, open + kOpen.size());
-    if (close == absl::string_view::npos) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the \"{{\" at offset ", open, " is not closed by \"}}\""));
+    if (kind == Template::Kind::kPayload) {
+      scan.Feed(part.literal);
+      if (scan.escaped) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the placeholder at offset ", open,
+            " follows a backslash, which would escape its first character"));
+      }
+      part.in_string = scan.in_string;
     }
-    absl::StatusOr<ValueRef> ref = ParseValueRef(
-        text.substr(open + kOpen.size(), close - open - kOpen.size()));
-    if (!ref.ok()) return ref.status();
-    part.has_ref = true;
-    part.ref = *std::move(ref);
+    absl::StatusOr<size_t> size =
+        ReadPlaceholder(text.substr(open), names, &part);
+    if (!size.ok()) return size.status();
     tmpl.parts.push_back(std::move(part));
-    text.remove_prefix(close + kClose.size());
+    text.remove_prefix(open + *size);
   }
   if (kind == Template::Kind::kPayload) {
     absl::Status shape = CheckPayloadShape(tmpl);
@@ -103,17 +214,15 @@ absl::StatusOr<std::string> Fill(const Template& tmpl,
     absl::StatusOr<Json> value = resolver.Resolve(part.ref);
     if (!value.ok()) {
       return absl::FailedPreconditionError(
-          absl::StrCat("{{", part.ref.text, "}}: ", value.status().message()));
+          absl::StrCat(Label(part), ": ", value.status().message()));
     }
     if (tmpl.kind == Template::Kind::kPayload) {
-      // nlohmann writes the JSON text, quotes and escapes included. Parsed
-      // documents hold valid UTF-8 only; `replace` just keeps dump() from
-      // ever throwing.
-      out += value->dump(-1, ' ', /*ensure_ascii=*/false,
-                         Json::error_handler_t::replace);
+      absl::StatusOr<std::string> text = PayloadText(*value, part);
+      if (!text.ok()) return text.status();
+      out += *text;
       continue;
     }
-    absl::StatusOr<std::string> text = UrlText(*value, part.ref);
+    absl::StatusOr<std::string> text = UrlText(*value, part);
     if (!text.ok()) return text.status();
     absl::StatusOr<std::string> encoded = PercentEncode(*text);
     if (!encoded.ok()) return encoded.status();

@@ -119,6 +119,47 @@ TEST(TemplateTest, EscapesPayloadStrings) {
                                              Json(nasty).dump(), "}")));
 }
 
+TEST(TemplateTest, InsideAStringPutsStringsEscapedWithoutTheirQuotes) {
+  absl::StatusOr<std::string> payload = FillText(
+      R"({"shipmentId":"{{response:shipping:/id}}","order":"ORD-{{request:/n}}"})",
+      Kind::kPayload, [] {
+        ValueResolver r(R"({"n":"7"})");
+        r.AddResponse("shipping", R"({"id":"S\"1\\\n"})");
+        return r;
+      }());
+  ASSERT_OUTBOX_OK(payload);
+  EXPECT_EQ(*payload, R"({"shipmentId":"S\"1\\\n","order":"ORD-7"})");
+  EXPECT_EQ(Json::parse(*payload)["shipmentId"], "S\"1\\\n");
+}
+
+TEST(TemplateTest, InsideAStringPutsNumbersAndBooleansAsTheirJsonText) {
+  absl::StatusOr<std::string> payload = FillText(
+      R"({"a":"n={{response:shipping:/n}} b={{response:shipping:/b}}"})",
+      Kind::kPayload, Shipping(R"({"n":-1.5,"b":false})"));
+  ASSERT_OUTBOX_OK(payload);
+  EXPECT_EQ(*payload, R"({"a":"n=-1.5 b=false"})");
+}
+
+TEST(TemplateTest, InsideAStringRefusesNullArraysAndObjects) {
+  for (const char* body :
+       {R"({"v":null})", R"({"v":[1]})", R"({"v":{"secret":"s3cr3t"}})"}) {
+    absl::StatusOr<std::string> payload = FillText(
+        R"({"a":"x{{response:shipping:/v}}"})", Kind::kPayload, Shipping(body));
+    EXPECT_STATUS_CODE(payload, absl::StatusCode::kFailedPrecondition) << body;
+    EXPECT_NE(payload.status().message().find("{{response:shipping:/v}}"),
+              std::string::npos);
+    EXPECT_EQ(payload.status().message().find("s3cr3t"), std::string::npos);
+  }
+}
+
+TEST(TemplateTest, AWholeValuePlaceholderStillTakesAnyValue) {
+  absl::StatusOr<std::string> payload = FillText(
+      R"({"a":{{response:shipping:/v}},"s":"{{request:/customerId}}"})",
+      Kind::kPayload, Shipping(R"({"v":{"k":[null]}})"));
+  ASSERT_OUTBOX_OK(payload);
+  EXPECT_EQ(*payload, R"({"a":{"k":[null]},"s":"C-123"})");
+}
+
 TEST(TemplateTest, AMissingValueFailsTheFillInsteadOfLeavingItEmpty) {
   EXPECT_STATUS_CODE(
       FillText("/{{response:shipping:/nope}}", Kind::kUrl, Shipping("{}")),
@@ -146,15 +187,55 @@ TEST(ParseTemplateTest, RefusesAnUnclosedPlaceholder) {
 TEST(ParseTemplateTest, RefusesABadReference) {
   EXPECT_STATUS_CODE(ParseTemplate("/{{shipmentId}}", Kind::kUrl),
                      absl::StatusCode::kInvalidArgument);
-  EXPECT_STATUS_CODE(ParseTemplate("/{{response:$.id}}", Kind::kUrl),
+  EXPECT_STATUS_CODE(ParseTemplate("/{{response:id}}", Kind::kUrl),
                      absl::StatusCode::kInvalidArgument);
+}
+
+// Seed 003's revert: {name} reads the reference its extract names.
+TEST(NamedTemplateTest, FillsNamesInUrlsAndInsideStrings) {
+  NamedValues names;
+  names["shipmentId"] = *ParseValueRef("response:shipping:/id");
+  names["customerId"] = *ParseValueRef("request:/customerId");
+  ValueResolver r = Shipping(R"({"id":"SHIP 7"})");
+  absl::StatusOr<Template> url =
+      ParseTemplate("https://x/{shipmentId}/cancel", Kind::kUrl, names);
+  ASSERT_OUTBOX_OK(url);
+  EXPECT_EQ(*Fill(*url, r), "https://x/SHIP%207/cancel");
+  absl::StatusOr<Template> payload = ParseTemplate(
+      R"({"reason": "payment_failed", "shipmentId": "{shipmentId}",)"
+      R"( "customer": {customerId}, "o": {"n": 1}})",
+      Kind::kPayload, names);
+  ASSERT_OUTBOX_OK(payload);
+  EXPECT_EQ(*Fill(*payload, r),
+            R"({"reason": "payment_failed", "shipmentId": "SHIP 7",)"
+            R"( "customer": "C-123", "o": {"n": 1}})");
+}
+
+TEST(NamedTemplateTest, AnUndeclaredNameIsRefusedByName) {
+  absl::StatusOr<Template> t = ParseTemplate("/{shipmentId}", Kind::kUrl);
+  EXPECT_STATUS_CODE(t, absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(t.status().message().find("{shipmentId} is not declared"), 0u)
+      << t.status();
+}
+
+TEST(NamedTemplateTest, AFailedFillNamesTheNameNotTheValue) {
+  NamedValues names;
+  names["v"] = *ParseValueRef("response:shipping:/v");
+  absl::StatusOr<Template> t =
+      ParseTemplate(R"({"a": "x{v}"})", Kind::kPayload, names);
+  ASSERT_OUTBOX_OK(t);
+  ValueResolver r = Shipping(R"({"v": {"secret": "s3cr3t"}})");
+  absl::StatusOr<std::string> filled = Fill(*t, r);
+  EXPECT_STATUS_CODE(filled, absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(filled.status().message().find("{v}: the value is object"), 0u)
+      << filled.status();
 }
 
 TEST(ParseTemplateTest, RefusesAPayloadThatWouldNotBeJson) {
   for (const char* text : {
-           R"({"id":"{{request:/id}}"})",  // inside quotes (the seed's style)
-           R"({ {{request:/k}}: 1})",      // where a key goes
-           R"([1{{request:/id}}])",        // glued to a number
+           R"({"id":"a\{{request:/id}}"})",  // a backslash escapes it
+           R"({ {{request:/k}}: 1})",        // where a key goes
+           R"([1{{request:/id}}])",          // glued to a number
            R"([{{request:/a}}{{request:/b}}])",
            R"({"id":{{request:/id}})",  // not JSON itself
            "",
@@ -166,8 +247,10 @@ TEST(ParseTemplateTest, RefusesAPayloadThatWouldNotBeJson) {
 }
 
 TEST(ParseTemplateTest, AcceptsPlaceholdersWhereValuesGo) {
-  for (const char* text : {R"({"a":{{request:/a}},"b":[{{request:/b}}, 2]})",
-                           "{{request:}}", R"( [ {{request:/a}} ] )"}) {
+  for (const char* text :
+       {R"({"a":{{request:/a}},"b":[{{request:/b}}, 2]})", "{{request:}}",
+        R"( [ {{request:/a}} ] )", R"({"id":"{{request:/id}}"})",
+        R"(["\"{{request:/a}}\\", "{ {{request:/b}} }"])"}) {
     EXPECT_OUTBOX_OK(ParseTemplate(text, Kind::kPayload)) << text;
   }
 }

@@ -79,15 +79,21 @@ absl::StatusOr<ValueRef> ParseValueRef(absl::string_view text) {
     ref.source = ValueRef::Source::kRequest;
   } else if (absl::ConsumePrefix(&path, "response:")) {
     ref.source = ValueRef::Source::kResponse;
-    const size_t colon = path.find(':');
-    if (colon == 0 || colon == absl::string_view::npos) {
+    // A path right after "response:" (seed 003's extract): the step's own
+    // answer. Step names never start with '$' or '/'.
+    const bool own = !path.empty() && (path[0] == '$' || path[0] == '/');
+    const size_t colon = own ? 0 : path.find(':');
+    if (!own && (colon == 0 || colon == absl::string_view::npos)) {
       return absl::InvalidArgumentError(
           absl::StrCat("\"", absl::CEscape(text),
                        "\" names no step: write response:<step>:<path>, e.g. "
-                       "response:reserve:/reservationId"));
+                       "response:reserve:/reservationId, or response:$.path "
+                       "for the step's own answer"));
     }
-    ref.step = std::string(path.substr(0, colon));
-    path.remove_prefix(colon + 1);
+    if (!own) {
+      ref.step = std::string(path.substr(0, colon));
+      path.remove_prefix(colon + 1);
+    }
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat("\"", absl::CEscape(text),
@@ -100,14 +106,26 @@ absl::StatusOr<ValueRef> ParseValueRef(absl::string_view text) {
   return ref;
 }
 
+bool IsValueName(absl::string_view name) {
+  if (name.empty() || name.size() > 64 || absl::ascii_isdigit(name[0])) {
+    return false;
+  }
+  for (char c : name) {
+    if (!absl::ascii_isalnum(c) && c != '_') return false;
+  }
+  return true;
+}
+
 ValueResolver::ValueResolver(std::string request) {
   request_.raw = std::move(request);
 }
 
-void ValueResolver::AddResponse(const std::string& step, std::string body) {
+void ValueResolver::AddResponse(const std::string& step, std::string body,
+                                bool cut) {
   Document& doc = responses_[step];
   doc = Document();
   doc.raw = std::move(body);
+  doc.cut = cut;
 }
 
 absl::StatusOr<const nlohmann::json*> ValueResolver::Parsed(
@@ -121,12 +139,17 @@ absl::StatusOr<const nlohmann::json*> ValueResolver::Parsed(
     }
   }
   if (doc.invalid) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ref.text, ": the ",
-                     ref.source == ValueRef::Source::kRequest
-                         ? std::string("request payload")
-                         : absl::StrCat("response of step \"", ref.step, "\""),
-                     " is not JSON"));
+    // A cut answer is JSON no more: say so, so that the fix (a larger
+    // workflow_response_bytes, or a smaller answer) is plain.
+    return absl::InvalidArgumentError(absl::StrCat(
+        ref.text, ": the ",
+        ref.source == ValueRef::Source::kRequest
+            ? std::string("request payload")
+            : absl::StrCat("response of step \"", ref.step, "\""),
+        doc.cut ? absl::StrCat(" was cut at ", doc.raw.size(),
+                               " bytes (agent.workflow_response_bytes) and is "
+                               "no longer JSON")
+                : std::string(" is not JSON")));
   }
   return &*doc.parsed;
 }

@@ -5,6 +5,11 @@
 //   response:<step>:<path>   the stored response body of step <step>, run
 //                            earlier in the same workflow (seed 003's
 //                            previousDestination)
+//   response:<path>          (<path> starting with '$' or '/') the step's own
+//                            answer, as seed 003's revert `extract` writes
+//                            it; the configuration binds it to the step, and
+//                            allows it only where that answer exists (its
+//                            revert and its extract)
 // <path> is a JSON Pointer (RFC 6901: "/items/0/sku", "" for the whole
 // document), or seed 003's dotted notation, which is converted to one:
 //   "$" -> "",  "$.a.b" -> "/a/b",  "$.items[0].sku" -> "/items/0/sku".
@@ -35,7 +40,8 @@ absl::StatusOr<std::string> ToJsonPointer(absl::string_view path);
 struct ValueRef {
   enum class Source { kRequest, kResponse };
   Source source = Source::kRequest;
-  // For kResponse: the step whose response is read. Empty for kRequest.
+  // For kResponse: the step whose response is read; empty until bound for
+  // "response:<path>" (the step's own). Empty for kRequest.
   std::string step;
   // RFC 6901 pointer into that document.
   std::string pointer;
@@ -43,9 +49,18 @@ struct ValueRef {
   std::string text;
 };
 
-// Parses "request:<path>" or "response:<step>:<path>". Errors:
-// kInvalidArgument (another prefix, an empty step name, a bad path).
+// Parses "request:<path>", "response:<step>:<path>" or "response:<path>"
+// (step left empty). Errors: kInvalidArgument (another prefix, an empty
+// step name, a bad path).
 absl::StatusOr<ValueRef> ParseValueRef(absl::string_view text);
+
+// Named values (seed 003's `extract`): "{name}" in a template or a
+// condition reads the reference the name stands for.
+using NamedValues = std::map<std::string, ValueRef>;
+
+// Whether `name` is a valid name of a named value:
+// [A-Za-z_][A-Za-z0-9_]{0,63}.
+bool IsValueName(absl::string_view name);
 
 // The documents references resolve against, for one step: its request
 // payload and the response bodies of the steps run before it, as stored
@@ -57,13 +72,15 @@ class ValueResolver {
   // `request` is the step's payload. Copies what it is given.
   explicit ValueResolver(std::string request);
 
-  // Records the response body of `step`, which ran earlier.
-  void AddResponse(const std::string& step, std::string body);
+  // Records the response body of `step`, which ran earlier; `cut` if the
+  // agent kept only its first body.size() bytes (workflow_response_bytes).
+  void AddResponse(const std::string& step, std::string body, bool cut = false);
 
   // The value `ref` names. Errors:
   //   kNotFound         the path names no value, or `ref` names a step with
   //                     no recorded response (a skipped or later step)
-  //   kInvalidArgument  that document is not JSON
+  //   kInvalidArgument  that document is not JSON (the message says when
+  //                     that is because the answer was cut, and where)
   // Messages name the reference, never the documents' contents.
   absl::StatusOr<nlohmann::json> Resolve(const ValueRef& ref);
 
@@ -72,6 +89,7 @@ class ValueResolver {
     std::string raw;
     std::optional<nlohmann::json> parsed;  // set on first use
     bool invalid = false;                  // raw is not JSON
+    bool cut = false;                      // raw is the answer's beginning
   };
   absl::StatusOr<const nlohmann::json*> Parsed(Document& doc,
                                                const ValueRef& ref);

@@ -67,11 +67,34 @@ TEST(ParseValueRefTest, ReadsAResponseReferenceWithItsStep) {
   EXPECT_EQ(ref->pointer, "/riskScore");
 }
 
-TEST(ParseValueRefTest, RefusesAResponseWithoutAStep) {
-  EXPECT_STATUS_CODE(ParseValueRef("response:$.reservationId"),
+TEST(ParseValueRefTest, APathRightAfterResponseIsTheStepsOwnAnswer) {
+  for (const char* text :
+       {"response:$.reservationId", "response:/reservationId"}) {
+    absl::StatusOr<ValueRef> ref = ParseValueRef(text);
+    ASSERT_OUTBOX_OK(ref);
+    EXPECT_EQ(ref->source, ValueRef::Source::kResponse);
+    EXPECT_EQ(ref->step, "");  // bound to the step by the configuration
+    EXPECT_EQ(ref->pointer, "/reservationId");
+  }
+}
+
+TEST(ParseValueRefTest, RefusesAResponseWithoutAStepOrPath) {
+  EXPECT_STATUS_CODE(ParseValueRef("response:reservationId"),
                      absl::StatusCode::kInvalidArgument);
   EXPECT_STATUS_CODE(ParseValueRef("response::/a"),
                      absl::StatusCode::kInvalidArgument);
+  EXPECT_STATUS_CODE(ParseValueRef("response:"),
+                     absl::StatusCode::kInvalidArgument);
+}
+
+TEST(IsValueNameTest, LettersDigitsAndUnderscoreNotLeadingADigit) {
+  EXPECT_TRUE(IsValueName("shipmentId"));
+  EXPECT_TRUE(IsValueName("_a1"));
+  EXPECT_FALSE(IsValueName("1a"));
+  EXPECT_FALSE(IsValueName(""));
+  EXPECT_FALSE(IsValueName("a-b"));
+  EXPECT_FALSE(IsValueName("\"a\":1"));
+  EXPECT_FALSE(IsValueName(std::string(65, 'a')));
 }
 
 TEST(ParseValueRefTest, RefusesAnUnknownSourceOrABadPath) {
@@ -133,6 +156,17 @@ TEST(ValueResolverTest, ABodyThatIsNotJsonIsInvalidArgument) {
   EXPECT_STATUS_CODE(v, absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(v.status().message().find("502"), absl::string_view::npos)
       << "the message must not quote the body: " << v.status();
+}
+
+TEST(ValueResolverTest, ACutAnswerSaysItWasCutAndWhere) {
+  ValueResolver r("{}");
+  r.AddResponse("shipping", R"({"shipmentId": "SHIP-1", "lab)", /*cut=*/true);
+  absl::StatusOr<Json> v = r.Resolve(Ref("response:shipping:/shipmentId"));
+  EXPECT_STATUS_CODE(v, absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(v.status().message(),
+            "response:shipping:/shipmentId: the response of step \"shipping\" "
+            "was cut at 29 bytes (agent.workflow_response_bytes) and is no "
+            "longer JSON");
 }
 
 TEST(ValueResolverTest, ALaterResponseReplacesAnEarlierOne) {

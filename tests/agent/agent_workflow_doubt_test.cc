@@ -25,7 +25,8 @@ namespace {
 
 using ::testing::ElementsAre;
 
-// The inventory, and the reverts of both steps, on the fixture's sink.
+// The inventory, and the reverts of both steps, on the fixture's sink (ship's
+// revert names that other origin: other_origin: true).
 constexpr char kInventoryRoutes[] = R"({"routes": [
   {"route": "POST /api/inventory/reserve",
    "body": {"reservationId": "RES-{counter}"}},
@@ -93,7 +94,8 @@ class AgentWorkflowDoubtTest : public testing::AgentSinkTest {
                      method: "DELETE" } }
           steps { name: "ship" destination: "shipping"
             revert { url: ")",
-        a, R"(/api/shipping/{{response:ship:/shipmentId}}/cancel" } }
+        a, R"(/api/shipping/{{response:ship:/shipmentId}}/cancel"
+                     other_origin: true } }
         })");
   }
 

@@ -90,6 +90,21 @@ class WorkflowSinkTest : public AgentSinkTest {
                         "\" secrets_file: \"", secret_path_, "\" }\n");
   }
 
+  // The seed's six services as destinations (inventory at `reserve_path`)
+  // and a short retry schedule.
+  std::string ServiceDestinations(
+      const std::string& reserve_path = "/api/inventory/reserve") const {
+    return absl::StrCat(
+        Destination("inventory", reserve_path),
+        Destination("fraud", "/api/fraud/check"),
+        Destination("domestic", "/api/domestic-shipping"),
+        Destination("international", "/api/international-shipping"),
+        Destination("billing", "/api/billing"),
+        Destination("high_value", "/api/high-value-processing"),
+        R"(retry { base_delay: "20ms" max_delay: "50ms" max_attempts: 3 })",
+        "\n");
+  }
+
   // The seed's order workflow; `reserve_path` and `reserve_revert` replace
   // the inventory step's for the template tests.
   std::string WorkflowConfig(
@@ -98,13 +113,7 @@ class WorkflowSinkTest : public AgentSinkTest {
           "/api/inventory/{{response:reserve:/reservationId}}/release") {
     const std::string base = absl::StrCat("http://127.0.0.1:", port_);
     return absl::StrCat(
-        Destination("inventory", reserve_path),
-        Destination("fraud", "/api/fraud/check"),
-        Destination("domestic", "/api/domestic-shipping"),
-        Destination("international", "/api/international-shipping"),
-        Destination("billing", "/api/billing"),
-        Destination("high_value", "/api/high-value-processing"), R"(
-        retry { base_delay: "20ms" max_delay: "50ms" max_attempts: 3 }
+        ServiceDestinations(reserve_path), R"(
         agent { probe_interval_min: "100ms" probe_interval_max: "1s"
                 metrics_file: ")",
         MetricsPath(), R"(" }

@@ -8,24 +8,27 @@
 namespace outbox::demo {
 namespace {
 
-std::string Workflow(const TillConfig& c) {
-  const std::string base = absl::StrCat("http://127.0.0.1:", c.port, "/api/");
+// Seed 003's order as the seed writes it: named `extract` values, and
+// revert paths at each step's own destination (docs/workflows.md).
+std::string Workflow() {
   return absl::StrCat(
       "workflows {\n  event_type: \"sale.created\"\n  payloads: "
       "\"per_step\"\n",
       "  steps {\n    name: \"reserve\" destination: \"inventory\"\n",
-      "    revert { url: \"", base,
-      "inventory/{{response:reserve:/reservationId}}/release\" "
-      "method: \"DELETE\" }\n  }\n",
+      "    revert {\n      url: \"/api/inventory/{reservationId}/release\" "
+      "method: \"DELETE\"\n",
+      "      extract { name: \"reservationId\" value: "
+      "\"response:$.reservationId\" }\n    }\n  }\n",
       "  steps { name: \"fraud\" destination: \"fraud\" }  # read-only\n",
-      "  steps {\n    name: \"shipping\"\n    choose {\n",
-      "      destination: \"domestic\"\n      when { value: "
+      "  steps {\n    name: \"shipping\"\n",
+      "    extract { name: \"shipmentId\" value: \"response:$.shipmentId\" "
+      "}\n",
+      "    choose {\n      destination: \"domestic\"\n      when { value: "
       "\"request:/shippingType\" op: \"eq\" expected: \"\\\"domestic\\\"\" }\n",
-      "      revert { url: \"", base,
-      "domestic-shipping/{{response:shipping:/shipmentId}}/cancel\" }\n    }\n",
+      "      revert { url: \"/api/domestic-shipping/{shipmentId}/cancel\" "
+      "}\n    }\n",
       "    choose {\n      destination: \"international\"\n",
-      "      revert { url: \"", base,
-      "international-shipping/{{response:shipping:/shipmentId}}/cancel\" "
+      "      revert { url: \"/api/international-shipping/{shipmentId}/cancel\" "
       "}\n    }\n  }\n",
       "  steps {\n    name: \"billing\"\n    choose {\n",
       "      destination: \"billing\"\n      when { value: "
@@ -48,7 +51,7 @@ std::string SagaTillConfigText(const TillConfig& c) {
       "retry { base_delay: \"50ms\" max_delay: \"500ms\" }\n",
       "agent { probe_interval_min: \"100ms\" probe_interval_max: \"500ms\" "
       "}\n",
-      Workflow(c));
+      Workflow());
 }
 
 }  // namespace outbox::demo
