@@ -100,7 +100,15 @@ absl::StatusOr<std::string> DefinitionText(const config_internal::Checker& c,
       OUTBOX_RETURN_IF_ERROR(ResolvePaths(c, copy));
     }
   }
-  *definition.add_workflows() = workflow;
+  config::Workflow* copy = definition.add_workflows();
+  *copy = workflow;
+  // Spelled out: a definition stored without it is from before
+  // on_no_match existed, when such a step was skipped (workflow/config.cc).
+  for (config::WorkflowStep& step : *copy->mutable_steps()) {
+    if (step.choose_size() > 0 && step.on_no_match().empty()) {
+      step.set_on_no_match("fail");
+    }
+  }
   std::string text;
   if (!TextFormat::PrintToString(definition, &text)) {
     return absl::InternalError("a workflow definition could not be printed");

@@ -44,7 +44,8 @@ struct Scope {
   workflow::NamedValues names;  // "{name}" -> reference
   // A stored definition a workflow started under, loaded again: an absolute
   // revert URL at another origin was accepted then (before other_origin
-  // existed), and its compensation must still be able to run.
+  // existed), and its compensation must still be able to run; an unset
+  // on_no_match meant "skip" then.
   bool stored = false;
 };
 
@@ -259,8 +260,16 @@ absl::Status ParseTarget(const Checker& c, const Node& node,
 }
 
 absl::Status ParseOnNoMatch(const Checker& c, const Node& node,
-                            const std::string& value, StepSpec* out) {
-  if (value.empty() || value == "fail") return absl::OkStatus();
+                            const std::string& value, const Scope& scope,
+                            StepSpec* out) {
+  if (value == "fail") return absl::OkStatus();
+  // Unset: "fail", except in a definition stored before on_no_match
+  // existed (definitions are stored with it spelled out since): its
+  // workflows skipped such a step when they started, and keep doing so.
+  if (value.empty()) {
+    out->skip_on_no_match = scope.stored;
+    return absl::OkStatus();
+  }
   if (value == "skip") {
     out->skip_on_no_match = true;
     return absl::OkStatus();
@@ -289,7 +298,8 @@ absl::Status ParseStep(const Checker& c, const Node& node,
   }
   OUTBOX_RETURN_IF_ERROR(
       CheckMethod(c, node, "method", in.method(), false, &out->method));
-  OUTBOX_RETURN_IF_ERROR(ParseOnNoMatch(c, node, in.on_no_match(), out));
+  OUTBOX_RETURN_IF_ERROR(
+      ParseOnNoMatch(c, node, in.on_no_match(), *scope, out));
   Scope with_self = *scope;
   with_self.steps.insert(out->name);
   with_self.self = out->name;

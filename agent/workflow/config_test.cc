@@ -238,6 +238,31 @@ TEST(ConfigWorkflowTest, AStoredDefinitionKeepsItsOtherOriginRevert) {
       "https://refunds.example/r");
 }
 
+// A step whose choose matched nothing was skipped before on_no_match
+// existed; workflows started then keep that under their stored definition,
+// while new definitions are stored with the default spelled out.
+TEST(ConfigWorkflowTest, AStoredDefinitionWithoutOnNoMatchStillSkips) {
+  absl::StatusOr<AgentConfig> config = Parse(R"(workflows { event_type: "o"
+      steps { name: "a" choose { destination: "fraud"
+        when { value: "request:/x" op: "exists" } } } })");
+  ASSERT_OUTBOX_OK(config);
+  EXPECT_FALSE(config->workflows[0].steps[0].skip_on_no_match);
+  std::string old = config->workflows[0].definition;
+  const std::string spelled = "on_no_match: \"fail\"";
+  const size_t at = old.find(spelled);
+  ASSERT_NE(at, std::string::npos) << old;
+  absl::StatusOr<AgentConfig> now =
+      LoadWorkflowDefinition(config->workflows[0].definition_id,
+                             config->workflows[0].definition, *config);
+  ASSERT_OUTBOX_OK(now);
+  EXPECT_FALSE(now->workflows[0].steps[0].skip_on_no_match);
+  old.erase(at, spelled.size());
+  absl::StatusOr<AgentConfig> before =
+      LoadWorkflowDefinition(WorkflowDefinitionId(old), old, *config);
+  ASSERT_OUTBOX_OK(before);
+  EXPECT_TRUE(before->workflows[0].steps[0].skip_on_no_match);
+}
+
 TEST(ConfigWorkflowTest, ExtractNamesValuesForLaterConditionsAndReverts) {
   absl::StatusOr<AgentConfig> config = Parse(R"(workflows { event_type: "o"
       steps { name: "ship" destination: "inventory"
