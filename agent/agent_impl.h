@@ -195,8 +195,10 @@ class AgentImpl final {
   absl::StatusOr<std::optional<WorkflowRecord>> ReadWorkflowRecord(
       const std::string& id);
   // Plans `event`'s next step under `run` (its stored workflow `record`,
-  // null if none) and sends it, or settles the workflow when it ended;
-  // false when the transport is full.
+  // null if none) and sends it, or settles the workflow when it ended, or
+  // leaves it in the lane of the destination it needs while that one may
+  // not take a request (HeldForItsDestination); false when the transport is
+  // full.
   bool StartWorkflowEvent(PendingEvent event, const WorkflowRun& run,
                           const WorkflowRecord* record, absl::Time now);
   // Holds every event of `type` (its lanes close) because `why`; logs it

@@ -321,5 +321,41 @@ TEST_F(AgentWorkflowTest,
   EXPECT_EQ(stats->pending_events, 1u);
 }
 
+// A first step whose destination is known down is not even marked sent:
+// nothing of the workflow is written (so a cancel meanwhile has nothing in
+// doubt to resend).
+TEST_F(AgentWorkflowTest, AFirstStepWhoseTargetIsDownIsNotMarked) {
+  absl::StatusOr<std::unique_ptr<ReservedPort>> down = ReservedPort::Reserve();
+  ASSERT_OUTBOX_OK(down);
+  // Risky orders go to high_value, the others to inventory, which is up: the
+  // lane of the type stays open, and the risky order is planned.
+  std::unique_ptr<Agent> agent = MakeAgent(absl::StrCat(
+      Destination("inventory", "/api/inventory/reserve"),
+      "destinations { name: \"high_value\" url: \"http://127.0.0.1:",
+      (*down)->port(), R"(/" }
+      agent { probe_interval_min: "1h" probe_interval_max: "1h" }
+      workflows {
+        event_type: "order.created"
+        steps {
+          name: "charge"
+          choose {
+            destination: "high_value"
+            when { value: "request:/riskScore" op: "gt" expected: "50" }
+          }
+          choose { destination: "inventory" }
+        }
+      })"));
+  ASSERT_NE(agent, nullptr);
+  CommitOrder(kHighRisk, "sale-1");
+  ASSERT_OUTBOX_OK(agent->Drain());  // marked, sent, refused: known down
+  const std::string held = CommitOrder(kHighRisk, "sale-2");
+  ASSERT_OUTBOX_OK(agent->Drain());
+  EXPECT_TRUE(absl::IsNotFound(store_->GetWorkflow(held).status()))
+      << "a state was written for a step that cannot be sent";
+  absl::StatusOr<Stats> stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->pending_events, 2u);
+}
+
 }  // namespace
 }  // namespace outbox
