@@ -364,8 +364,7 @@ absl::Status AgentImpl::StopIfAsked(bool* stopping) {
   return synced;
 }
 
-LaneGate AgentImpl::GateFor(const Lane& lane, absl::Time steady,
-                            absl::flat_hash_set<std::string>* probing) const {
+LaneGate AgentImpl::GateFor(const Lane& lane, absl::Time steady) {
   // (No key is built in the common case, nothing unrouted: this runs for
   // every lane in every round.)
   const bool unrouted = !unrouted_.empty() && unrouted_.contains(UnroutedKey(
@@ -376,7 +375,7 @@ LaneGate AgentImpl::GateFor(const Lane& lane, absl::Time steady,
     }
     // Its steps and reverts are webhooks: time-stamped.
     if (!clock_trust_.trusted()) return LaneGate::kClosed;
-    return WorkflowGate(lane.type, steady, probing);
+    return WorkflowGate(lane, steady);
   }
   absl::StatusOr<const Destination*> d =
       Route(config_, lane.type, lane.destination);
@@ -384,7 +383,7 @@ LaneGate AgentImpl::GateFor(const Lane& lane, absl::Time steady,
   // it is held (HoldUnrouted); then it stays closed.
   if (!d.ok()) return unrouted ? LaneGate::kClosed : LaneGate::kOne;
   if (!clock_trust_.trusted() && StampsTime(**d)) return LaneGate::kClosed;
-  return reachability_.Gate((*d)->name, steady, probing);
+  return reachability_.Gate((*d)->name, steady, &probing_);
 }
 
 std::string AgentImpl::UnroutedKey(absl::string_view type,
@@ -439,13 +438,14 @@ absl::Status AgentImpl::StartDueEvents() {
   if (in_flight_.size() >= max || steady < store_full_until_) {
     return absl::OkStatus();
   }
-  absl::flat_hash_set<std::string> probing;
+  probing_.clear();
+  workflow_probes_.clear();
   // A batch takes up to max_events due events in one request slot, so ask
   // for that many more than the free slots (what is not sent this round is
   // read again in a later one).
   absl::StatusOr<DueEvents> next = store_->NextDue(
       max - in_flight_.size() + batch_extra_,
-      [&](const Lane& lane) { return GateFor(lane, steady, &probing); },
+      [&](const Lane& lane) { return GateFor(lane, steady); },
       [&](uint64_t seq) { return in_flight_seqs_.contains(seq); });
   if (!next.ok()) return PauseIfDiskFull(next.status());
   DueEvents& due = *next;

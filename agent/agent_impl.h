@@ -144,10 +144,9 @@ class AgentImpl final {
   // closed (GateFor) and the loop looks again every kClockRecheck.
   void CheckClock();
   static constexpr absl::Duration kClockRecheck = absl::Seconds(1);
-  // How much NextDue may take from `lane` this round; `probing` holds the
-  // destinations already given their one probe.
-  LaneGate GateFor(const Lane& lane, absl::Time steady,
-                   absl::flat_hash_set<std::string>* probing) const;
+  // How much NextDue may take from `lane` this round (probing_ holds the
+  // destinations already given their one probe).
+  LaneGate GateFor(const Lane& lane, absl::Time steady);
   // Queues the settlement that dead-letters `event` unsent (a request no
   // sender can make), and why, for metrics.
   void DeadLetterUnsent(PendingEvent event, AgentMetrics::DeadReason why,
@@ -196,8 +195,10 @@ class AgentImpl final {
   absl::StatusOr<std::optional<WorkflowRecord>> ReadWorkflowRecord(
       const std::string& id);
   // Plans `event`'s next step under `run` (its stored workflow `record`,
-  // null if none) and sends it, or settles the workflow when it ended;
-  // false when the transport is full.
+  // null if none) and sends it, or settles the workflow when it ended, or
+  // leaves it in the lane of the destination it needs while that one may
+  // not take a request (HeldForItsDestination); false when the transport is
+  // full.
   bool StartWorkflowEvent(PendingEvent event, const WorkflowRun& run,
                           const WorkflowRecord* record, absl::Time now);
   // Holds every event of `type` (its lanes close) because `why`; logs it
@@ -207,12 +208,25 @@ class AgentImpl final {
   // Starts the steps whose sent marks this round wrote (and synced), each
   // planned again first, so that a cancel recorded meanwhile is seen.
   absl::Status StartMarkedSteps(absl::Time now);
-  // The gate of a lane of events of `type` that may be workflows': closed
-  // (or one probe) while any destination one of its definitions may use is,
-  // since a workflow needs all of them (and, when the configuration has no
-  // workflow for it, the one its plain events are routed to).
-  LaneGate WorkflowGate(absl::string_view type, absl::Time steady,
-                        absl::flat_hash_set<std::string>* probing) const;
+  // The gate of a lane of events that may be workflows'. A lane with a
+  // target (Store::Relane: the destination its events' next requests need)
+  // is gated by that destination alone, probe included. An untargeted one
+  // opens while any destination its type's definitions may use may take a
+  // request (or, when the configuration has no workflow for the type, the
+  // one its plain events are routed to): each of its events is then planned
+  // once, and one whose request's destination is closed is moved to that
+  // destination's lane (StartWorkflowEvent).
+  LaneGate WorkflowGate(const Lane& lane, absl::Time steady);
+  // If `action`'s request may not start now (MayStartWorkflowRequest),
+  // moves `event` to the lane of its destination (Store::Relane) and returns
+  // true; `record` is what the plan read (null: nothing stored).
+  bool HeldForItsDestination(const WorkflowAction& action,
+                             const PendingEvent& event,
+                             const WorkflowRecord* record);
+  // Whether a workflow request to `destination` may start now: it is open,
+  // or its probe is due and given to no one but workflows this round (then
+  // this request is the probe).
+  bool MayStartWorkflowRequest(absl::string_view destination);
   // The settlement of a workflow request that was answered as `d`.
   Settlement SettleWorkflowAnswer(InFlight flight, const Decision& d,
                                   const HttpResult& result, absl::Time now);
@@ -319,6 +333,12 @@ class AgentImpl final {
   // Event types held because a workflow's definition cannot be used
   // (HoldWorkflowType).
   absl::flat_hash_set<std::string> held_workflow_types_;
+  // This round's probes (StartDueEvents clears them): the destinations
+  // given theirs (Reachability::Gate), and those of them given to a
+  // workflow lane or claimed by a workflow plan whose request has not left
+  // yet (MayStartWorkflowRequest).
+  absl::flat_hash_set<std::string> probing_;
+  absl::flat_hash_set<std::string> workflow_probes_;
   // Whether the wall clock may be put on requests (CheckClock).
   ClockTrust clock_trust_;
   LogLimiter log_limiter_;

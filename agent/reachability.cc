@@ -14,16 +14,23 @@ Reachability::Reachability(const std::vector<std::string>& destinations,
   for (const std::string& d : destinations) states_[d];
 }
 
-LaneGate Reachability::Gate(absl::string_view destination, absl::Time now,
-                            absl::flat_hash_set<std::string>* probing) const {
+LaneGate Reachability::Peek(
+    absl::string_view destination, absl::Time now,
+    const absl::flat_hash_set<std::string>& probing) const {
   auto it = states_.find(destination);
   if (it == states_.end()) return LaneGate::kClosed;
   const State& state = it->second;
   if (state.paused) return LaneGate::kClosed;
   if (!state.Probing()) return LaneGate::kOpen;
   if (state.probe_in_flight || state.probe_at > now) return LaneGate::kClosed;
-  return probing->insert(std::string(destination)).second ? LaneGate::kOne
-                                                          : LaneGate::kClosed;
+  return probing.contains(destination) ? LaneGate::kClosed : LaneGate::kOne;
+}
+
+LaneGate Reachability::Gate(absl::string_view destination, absl::Time now,
+                            absl::flat_hash_set<std::string>* probing) const {
+  const LaneGate g = Peek(destination, now, *probing);
+  if (g == LaneGate::kOne) probing->insert(std::string(destination));
+  return g;
 }
 
 bool Reachability::OnSend(absl::string_view destination) {

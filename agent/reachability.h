@@ -45,6 +45,15 @@ class Reachability {
   LaneGate Gate(absl::string_view destination, absl::Time now,
                 absl::flat_hash_set<std::string>* probing) const;
 
+  // What Gate would say, without giving the probe to anyone: kOne when a
+  // probe is due that `probing` does not hold yet.
+  LaneGate Peek(absl::string_view destination, absl::Time now,
+                const absl::flat_hash_set<std::string>& probing) const;
+  // Whether `destination` is tracked (named at construction, or Add).
+  bool Knows(absl::string_view destination) const {
+    return states_.contains(destination);
+  }
+
   // Tracks `destination` too (a destination of a stored workflow
   // definition that the configuration no longer has); no-op if known.
   void Add(absl::string_view destination) {

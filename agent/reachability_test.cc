@@ -60,6 +60,21 @@ TEST_F(ReachabilityTest, OneProbeAtATime) {
   EXPECT_EQ(r_.NextProbe(), absl::InfiniteFuture());
 }
 
+// (An untargeted workflow lane peeks: the plan of one of its events, not
+// the lane, takes the probe of the destination it needs.)
+TEST_F(ReachabilityTest, PeekGivesNoProbeAway) {
+  r_.OnNeverReached("backend", false, kT0);
+  absl::flat_hash_set<std::string> probing;
+  EXPECT_EQ(r_.Peek("backend", kT0, probing), LaneGate::kClosed);
+  EXPECT_EQ(r_.Peek("backend", kT0 + kMin, probing), LaneGate::kOne);
+  EXPECT_EQ(r_.Peek("backend", kT0 + kMin, probing), LaneGate::kOne);
+  EXPECT_EQ(r_.Peek("audit", kT0, probing), LaneGate::kOpen);
+  EXPECT_EQ(r_.Gate("backend", kT0 + kMin, &probing), LaneGate::kOne);
+  EXPECT_EQ(r_.Peek("backend", kT0 + kMin, probing), LaneGate::kClosed);
+  EXPECT_FALSE(r_.Knows("elsewhere"));
+  EXPECT_EQ(r_.Peek("elsewhere", kT0, probing), LaneGate::kClosed);
+}
+
 TEST_F(ReachabilityTest, FailedProbesDoubleTheIntervalUpToTheMaximum) {
   r_.OnNeverReached("backend", false, kT0);
   absl::Time at = kT0 + kMin;

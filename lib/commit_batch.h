@@ -71,6 +71,9 @@ struct CommitBatch {
   // CommittedEvents borrow from here.
   std::deque<storage::OutboxEntry> requeued;
   std::vector<std::string> event_ids;  // in Emit order
+  // The events whose workflow cancel this commit records, to put back in
+  // their untargeted lanes once it is durable (Store::Relane).
+  std::vector<std::string> cancelled;
 };
 
 // Builds the commit of `txn`. REQUIRES: ValidateTxn(txn) is OK.

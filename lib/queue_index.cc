@@ -20,22 +20,24 @@ void QueueIndex::KeyQueue::PopFront() {
 }
 
 uint32_t QueueIndex::LaneOf(absl::string_view destination,
-                            absl::string_view type) {
+                            absl::string_view type, absl::string_view target) {
   // Events come in runs of one lane (a backlog of one type): the last
   // answer usually fits, without building the map's key.
   if (last_lane_ < lanes_.size()) {
     const LaneInfo& last = lanes_[last_lane_].info;
-    if (last.destination == destination && last.type == type) {
+    if (last.destination == destination && last.type == type &&
+        last.target == target) {
       return last_lane_;
     }
   }
   // Length-prefixed: names are caller bytes and may hold any separator.
-  const std::string key =
-      absl::StrCat(destination.size(), ":", destination, type);
+  const std::string key = absl::StrCat(destination.size(), ":", destination,
+                                       type.size(), ":", type, target);
   auto [it, inserted] = lane_ids_.try_emplace(key, lanes_.size());
   if (inserted) {
-    lanes_.push_back(
-        Lane{LaneInfo{std::string(destination), std::string(type)}, {}});
+    lanes_.push_back(Lane{LaneInfo{std::string(destination), std::string(type),
+                                   std::string(target)},
+                          {}});
   }
   last_lane_ = it->second;
   return it->second;
@@ -122,6 +124,19 @@ void QueueIndex::Reschedule(uint64_t seq, absl::string_view ordering_key,
   if (ready) UnmakeReady(seq, slot);
   slot.due = due;
   slot.bytes = bytes;
+  if (ready) MakeReady(seq, slot);
+}
+
+void QueueIndex::Relane(uint64_t seq, uint32_t lane) {
+  auto it = seqs_.find(seq);
+  if (it == seqs_.end() || it->second.lane == kNoLane ||
+      it->second.lane == lane) {
+    return;
+  }
+  Slot& slot = it->second;
+  // Ready here only if it was ready there: the key's order is untouched.
+  const bool ready = lanes_[slot.lane].ready.erase({slot.due, seq}) > 0;
+  slot.lane = lane;
   if (ready) MakeReady(seq, slot);
 }
 

@@ -6,8 +6,10 @@
 // open, updated after every durable write, and never persisted. It answers
 // "what can be sent now" with work that does not grow with the events that
 // cannot be sent:
-//   - a lane is the set of events sharing a destination name and an event
-//     type, which the agent routes, pauses and probes as a whole. Each lane
+//   - a lane is the set of events sharing a destination name, an event
+//     type and a target (the destination a workflow event's next request
+//     needs, when the caller said so with Relane; empty otherwise), which
+//     the agent routes, pauses and probes as a whole. Each lane
 //     keeps its ready events, ordered by (due time, seq); a lane the caller
 //     closes (its destination unreachable or paused) costs one call, however
 //     many events wait in it;
@@ -48,10 +50,12 @@ class QueueIndex {
   struct LaneInfo {
     std::string destination;
     std::string type;
+    std::string target;  // empty: none recorded
   };
-  // The lane of (destination, type), created on first use. Ids are dense
-  // (0, 1, ...) and stable for the life of the index.
-  uint32_t LaneOf(absl::string_view destination, absl::string_view type);
+  // The lane of (destination, type, target), created on first use. Ids are
+  // dense (0, 1, ...) and stable for the life of the index.
+  uint32_t LaneOf(absl::string_view destination, absl::string_view type,
+                  absl::string_view target = {});
   const LaneInfo& lane(uint32_t id) const { return lanes_[id].info; }
   size_t lane_count() const { return lanes_.size(); }
 
@@ -69,6 +73,13 @@ class QueueIndex {
   // No-op if `seq` is not indexed.
   void Reschedule(uint64_t seq, absl::string_view ordering_key, int64_t due,
                   uint32_t bytes);
+
+  // Moves a pending event to lane `lane`, keeping its due time and its place
+  // in its ordering key: a ready event is ready in `lane` now, one waiting
+  // behind its key's head still waits (FIFO per key holds across lanes,
+  // since only a key's head is ever ready). O(log n). No-op if `seq` is not
+  // indexed (or undecodable).
+  void Relane(uint64_t seq, uint32_t lane);
 
   // The seqs queued behind `head` under `ordering_key`, oldest first, at
   // most `limit`; empty unless `head` is that key's first event. O(limit).

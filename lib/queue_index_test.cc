@@ -112,6 +112,66 @@ TEST(QueueIndexTest, LanesAreOnePerDestinationAndType) {
   EXPECT_EQ(index.lane(a).type, "sale.created");
 }
 
+TEST(QueueIndexTest, ATargetMakesALaneOfItsOwn) {
+  QueueIndex index;
+  const uint32_t plain = index.LaneOf("", "order");
+  const uint32_t held = index.LaneOf("", "order", "high_value");
+  EXPECT_NE(held, plain);
+  EXPECT_EQ(index.LaneOf("", "order", "high_value"), held);
+  EXPECT_EQ(index.LaneOf("", "order"), plain);
+  EXPECT_EQ(index.lane(held).target, "high_value");
+  EXPECT_EQ(index.lane(plain).target, "");
+}
+
+TEST(QueueIndexTest, RelaneMovesAReadyEvent) {
+  QueueIndex index;
+  const uint32_t any = index.LaneOf("", "order");
+  const uint32_t down = index.LaneOf("", "order", "high_value");
+  index.Add(1, "sale-1", any, 10, 100);
+  index.Add(2, "", any, 20, 100);
+  index.Relane(1, down);
+  EXPECT_THAT(index.ready(down),
+              ElementsAre(std::pair<int64_t, uint64_t>{10, 1}));
+  EXPECT_THAT(index.ready(any),
+              ElementsAre(std::pair<int64_t, uint64_t>{20, 2}));
+  EXPECT_EQ(index.Find(1)->lane, down);
+  // Closing its new lane holds it, and only it.
+  const QueueIndex::Picked picked = index.PickDue(
+      50, 10,
+      [&](uint32_t lane) {
+        return lane == down ? LaneGate::kClosed : LaneGate::kOpen;
+      },
+      NoSkip);
+  EXPECT_THAT(picked.seqs, ElementsAre(2));
+  index.Relane(1, any);  // and back
+  EXPECT_TRUE(index.ready(down).empty());
+  EXPECT_EQ(index.ready(any).size(), 2u);
+}
+
+TEST(QueueIndexTest, RelaneKeepsAnOrderingKeysFollowerWaiting) {
+  QueueIndex index;
+  const uint32_t any = index.LaneOf("", "order");
+  const uint32_t down = index.LaneOf("", "order", "high_value");
+  const uint32_t up = index.LaneOf("", "order", "inventory");
+  index.Add(1, "sale-1", any, 0, 100);
+  index.Add(2, "sale-1", any, 0, 100);
+  index.Relane(1, down);
+  index.Relane(2, up);  // not its key's head: still not ready anywhere
+  EXPECT_TRUE(index.ready(up).empty());
+  EXPECT_TRUE(index.ready(any).empty());
+  const QueueIndex::Picked held = index.PickDue(
+      50, 10,
+      [&](uint32_t lane) {
+        return lane == down ? LaneGate::kClosed : LaneGate::kOpen;
+      },
+      NoSkip);
+  EXPECT_TRUE(held.seqs.empty());  // the follower does not overtake
+  index.Remove(1, "sale-1");
+  EXPECT_EQ(index.ready(up).size(), 1u);  // ready in the lane it was given
+  index.Relane(99, up);                   // not indexed: no-op
+  EXPECT_EQ(index.ready_count(), 1u);
+}
+
 TEST(QueueIndexTest, PickDueTakesDueEventsInOrderAcrossLanes) {
   QueueIndex index;
   const uint32_t a = index.LaneOf("", "a"), b = index.LaneOf("", "b");
@@ -128,7 +188,8 @@ TEST(QueueIndexTest, ClosedLaneIsNeverWalked) {
   QueueIndex index;
   const uint32_t offline = index.LaneOf("", "offline");
   const uint32_t online = index.LaneOf("", "online");
-  for (uint64_t seq = 0; seq < 10000; ++seq) index.Add(seq, "", offline, 0, 100);
+  for (uint64_t seq = 0; seq < 10000; ++seq)
+    index.Add(seq, "", offline, 0, 100);
   index.Add(10000, "", online, 5, 100);
   int gate_calls = 0, skip_calls = 0;
   const QueueIndex::Picked picked = index.PickDue(

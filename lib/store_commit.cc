@@ -147,6 +147,7 @@ absl::Status StoreImpl::WriteCommitLocked(CommitBatch* commit,
                      index_.LaneOf(e.destination, e.type),
                      IndexDue(e.due_ms, built_ms), e.bytes);
         }
+        for (const std::string& id : commit->cancelled) UntargetIdLocked(id);
       }));
   internal::CrashPoint(internal::kCommitAfterWrite);
   return absl::OkStatus();

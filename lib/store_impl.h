@@ -93,6 +93,8 @@ class StoreImpl final : public Store {
   absl::StatusOr<DueEvents> NextDue(
       size_t limit, absl::FunctionRef<LaneGate(const Lane&)> gate,
       absl::FunctionRef<bool(uint64_t seq)> skip) override;
+  void Relane(const PendingEvent& event, absl::string_view target,
+              bool saw_cancel) override;
   absl::StatusOr<std::vector<PendingEvent>> KeyFollowers(
       const PendingEvent& head, size_t limit) override;
   absl::StatusOr<SettleResult> Settle(
@@ -290,6 +292,12 @@ class StoreImpl final : public Store {
                         absl::string_view destination, absl::string_view type,
                         int64_t due, size_t bytes)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Puts pending `seq` back in the untargeted lane of its own lane's
+  // destination and type (Relane). No-op if it is not indexed.
+  void UntargetLocked(uint64_t seq) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Untargets the pending event `event_id`, if Relane targeted it.
+  void UntargetIdLocked(const std::string& event_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<SettleResult> SettleLocked(
       const std::vector<Settlement>& settlements, bool sync)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -435,6 +443,12 @@ class StoreImpl final : public Store {
   storage::QueueState state_ ABSL_GUARDED_BY(mu_);
   storage::QueueState tail_ ABSL_GUARDED_BY(mu_);
   QueueIndex index_ ABSL_GUARDED_BY(mu_);  // as of the last durable write
+  // The events Relane put in a targeted lane, by id, for a cancel (which
+  // names an id) to put back. May hold events since untargeted or gone:
+  // swept when it doubles (targeted_sweep_at_), so it stays within twice
+  // the targeted events.
+  absl::flat_hash_map<std::string, uint64_t> targeted_ ABSL_GUARDED_BY(mu_);
+  size_t targeted_sweep_at_ ABSL_GUARDED_BY(mu_) = 1024;
   std::deque<Writer*> writers_ ABSL_GUARDED_BY(mu_);
   BatchGroup group_ ABSL_GUARDED_BY(mu_);  // batches of every queued writer
   int serial_writes_ ABSL_GUARDED_BY(mu_) = 0;

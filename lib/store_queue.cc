@@ -87,7 +87,7 @@ absl::StatusOr<DueEvents> StoreImpl::NextDue(
         now, limit,
         [&](uint32_t id) {
           const QueueIndex::LaneInfo& info = index_.lane(id);
-          return gate(Lane{id, info.destination, info.type});
+          return gate(Lane{id, info.destination, info.type, info.target});
         },
         skip);
     seqs = std::move(picked.seqs);

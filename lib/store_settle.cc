@@ -69,6 +69,9 @@ struct StoreImpl::SettleBuild {
     int64_t due_ms;      // the new next-attempt time, when !remove
     int64_t decided_ms;  // when it was computed, when !remove
     uint32_t bytes;      // the entry's new size, when !remove
+    // Back to its untargeted lane (a workflow step done: the next request's
+    // destination is not known yet; see Store::Relane).
+    bool untarget = false;
   };
   // Takes pending entry `seq` (`bytes` stored) out of the queue.
   absl::Status Remove(rocksdb::ColumnFamilyHandle* pending, uint64_t seq,
@@ -151,6 +154,7 @@ absl::StatusOr<SettleResult> StoreImpl::SettleLocked(
       } else {
         index_.Reschedule(c.seq, c.ordering_key,
                           IndexDue(c.due_ms, c.decided_ms), c.bytes);
+        if (c.untarget) UntargetLocked(c.seq);
       }
     }
   };
@@ -188,7 +192,8 @@ absl::Status StoreImpl::AddStepDoneLocked(const StoredEntry& stored,
   build->changes.push_back({entry.seq(), stored.entry.ordering_key(), false,
                             entry.next_attempt_unix_ms(),
                             entry.scheduled_unix_ms(),
-                            static_cast<uint32_t>(value.size())});
+                            static_cast<uint32_t>(value.size()),
+                            /*untarget=*/true});
   build->attempted = true;
   return FromRocks(s, "recording a workflow step");
 }

@@ -213,6 +213,7 @@ absl::Status StoreImpl::AddCancelsLocked(const Txn& txn, absl::Time now,
         commit->batch.Put(workflows_, keys::WorkflowCancelKey(c.event_id),
                           Encode(record)),
         "recording a cancel"));
+    commit->cancelled.push_back(c.event_id);
     OUTBOX_ASSIGN_OR_RETURN(const std::optional<storage::WorkflowState> state,
                             ReadWorkflowStateLocked(c.event_id));
     // None: pending and not started, or unknown.

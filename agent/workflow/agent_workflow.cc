@@ -93,6 +93,7 @@ bool AgentImpl::StartWorkflowEvent(PendingEvent event, const WorkflowRun& run,
     settle(NotDoneSettlement(action, std::move(event)));
     return true;
   }
+  if (HeldForItsDestination(action, event, record)) return true;
   if (action.kind == WorkflowAction::Kind::kMark) {
     // The step's sent mark must be durable before the request can leave:
     // this round's settle batch writes it (with every other mark of the
@@ -125,6 +126,7 @@ bool AgentImpl::StartWorkflowEvent(PendingEvent event, const WorkflowRun& run,
   if (was_not_done) not_done_steps_.erase(not_done);  // it may take effect now
   const Destination* destination = action.destination;
   const bool probe = reachability_.OnSend(destination->name);
+  if (probe) workflow_probes_.erase(destination->name);
   in_flight_seqs_.insert(event.seq);
   auto flight = std::make_unique<WorkflowFlight>();
   flight->run = run;
@@ -153,31 +155,67 @@ absl::Status AgentImpl::StartMarkedSteps(absl::Time now) {
   return absl::OkStatus();
 }
 
-LaneGate AgentImpl::WorkflowGate(
-    absl::string_view type, absl::Time steady,
-    absl::flat_hash_set<std::string>* probing) const {
-  // Each destination once: a second look at one given its probe this round
-  // would find it closed, and the lane would never probe.
-  absl::flat_hash_set<absl::string_view> names;
-  for (const workflow::WorkflowSpec* spec : definitions_.SpecsOf(type)) {
+LaneGate AgentImpl::WorkflowGate(const Lane& lane, absl::Time steady) {
+  // (A target a reload left unknown: planned again, which tracks it.)
+  if (!lane.target.empty() && reachability_.Knows(lane.target)) {
+    const LaneGate g = reachability_.Gate(lane.target, steady, &probing_);
+    if (g == LaneGate::kOne) workflow_probes_.insert(std::string(lane.target));
+    return g;
+  }
+  // Peeked, not given: the plan says which destination's probe (if any)
+  // one of its events takes (MayStartWorkflowRequest). With no destination
+  // known (its stored definitions not loaded yet) it is open: the plan
+  // loads them.
+  bool known = false;
+  auto may_take = [&](absl::string_view name) {
+    known = true;
+    return reachability_.Peek(name, steady, probing_) != LaneGate::kClosed;
+  };
+  for (const workflow::WorkflowSpec* spec : definitions_.SpecsOf(lane.type)) {
     for (const workflow::StepSpec& step : spec->steps) {
       for (const workflow::TargetSpec& target : step.targets) {
-        names.insert(target.choice.destination);
+        if (may_take(target.choice.destination)) return LaneGate::kOpen;
       }
     }
   }
-  if (WorkflowFor(config_, type, "") == nullptr) {
+  if (WorkflowFor(config_, lane.type, "") == nullptr) {
     // Its events not started yet are plain ones now.
-    absl::StatusOr<const Destination*> plain = Route(config_, type, "");
-    if (plain.ok()) names.insert((*plain)->name);
+    absl::StatusOr<const Destination*> plain = Route(config_, lane.type, "");
+    if (plain.ok() && may_take((*plain)->name)) return LaneGate::kOpen;
   }
-  LaneGate gate = LaneGate::kOpen;
-  for (absl::string_view name : names) {
-    const LaneGate g = reachability_.Gate(name, steady, probing);
-    if (g == LaneGate::kClosed) return LaneGate::kClosed;
-    if (g == LaneGate::kOne) gate = LaneGate::kOne;
+  return known ? LaneGate::kClosed : LaneGate::kOpen;
+}
+
+bool AgentImpl::HeldForItsDestination(const WorkflowAction& action,
+                                      const PendingEvent& event,
+                                      const WorkflowRecord* record) {
+  if (action.destination == nullptr ||
+      MayStartWorkflowRequest(action.destination->name)) {
+    return false;
   }
-  return gate;
+  // Nothing is sent or written (a first step is not even marked, so a
+  // cancel meanwhile sends nothing): the event waits in its destination's
+  // lane, one gate call a round until it opens, while other workflows and
+  // compensations elsewhere go on. It is planned again then, from what is
+  // stored.
+  store_->Relane(event, action.destination->name,
+                 /*saw_cancel=*/record != nullptr && record->cancelled);
+  return true;
+}
+
+bool AgentImpl::MayStartWorkflowRequest(absl::string_view destination) {
+  switch (reachability_.Gate(destination, Steady(), &probing_)) {
+    case LaneGate::kOpen:
+      return true;
+    case LaneGate::kOne:  // its probe, claimed now (a mark first, maybe)
+      workflow_probes_.insert(std::string(destination));
+      return true;
+    case LaneGate::kClosed:
+      break;
+  }
+  // Given to a workflow lane this round, or claimed by a plan whose step
+  // was marked first: not sent yet (sending it erases it).
+  return workflow_probes_.contains(destination);
 }
 
 void AgentImpl::NoteWorkflowSettled(const Settlement& s) {

@@ -8,7 +8,9 @@
 // commit for the reachable destination) reads only the event it sends: the
 // values RocksDB reads on the agent's thread (PerfContext) add up to two
 // reads of each delivered event, NextDue's and Settle's, whatever waits for
-// the unreachable destination. Counted, never timed.
+// the unreachable destination, plain events or workflow events whose next
+// step needs it (these are planned once, then wait in that destination's
+// lane). Counted, never timed.
 
 #include <cstdio>
 #include <string>
@@ -41,13 +43,33 @@ class AgentBacklogTest : public testing::AgentSinkTest {
     )");
   }
 
-  void CommitBacklog() {
+  // TwoDestinations, and a workflow for "order" whose one step goes to
+  // "offline" (every backlog event) or else to "sink": its lane of the type
+  // stays open, since the sink is up.
+  std::string WithWorkflow() const {
+    return absl::StrCat(TwoDestinations(), R"(
+      workflows {
+        event_type: "order"
+        steps {
+          name: "charge"
+          choose {
+            destination: "offline"
+            when { value: "request:/n" op: "lt" expected: "1000000" }
+          }
+          choose { destination: "sink" }
+        }
+      })");
+  }
+
+  // kBacklog events for "offline": plain ones of type "sale", or of `type`
+  // with no explicit destination (a workflow's).
+  void CommitBacklog(const std::string& type = "") {
     for (int done = 0; done < kBacklog; done += 100) {
       Txn txn;
       for (int i = 0; i < 100; ++i) {
         Event e;
-        e.type = "sale";
-        e.destination = "offline";
+        e.type = type.empty() ? "sale" : type;
+        if (type.empty()) e.destination = "offline";
         e.payload = absl::StrCat(R"({"n":)", done + i, "}");
         txn.Emit(e);
       }
@@ -62,22 +84,40 @@ class AgentBacklogTest : public testing::AgentSinkTest {
   }
 
   // Runs `agent` until `done` holds: a round at once, then rounds that
-  // wait for its fd (bounded, to catch hangs).
+  // wait for its fd (bounded, to catch hangs: a workflow backlog takes a
+  // round per max_in_flight events to be planned).
   template <typename Done>
   void RunUntil(Agent* agent, Done done) {
-    for (int round = 0; round < 1000 && !done(); ++round) {
+    const absl::Time guard = absl::Now() + absl::Seconds(120);
+    for (int round = 0; absl::Now() < guard && !done(); ++round) {
       ASSERT_OUTBOX_OK(agent->RunOnce(
           round == 0 ? absl::InfinitePast() : absl::Now() + absl::Seconds(5)));
     }
     ASSERT_TRUE(done()) << "the agent never got there";
   }
+
+  // Runs an agent beside the backlog of `type` (CommitBacklog; a workflow
+  // type: under WithWorkflow), then kWakeUps commits of one plain event for
+  // the sink, and checks that those read only what they send.
+  void WakeUpsReadOnlyWhatTheySend(const std::string& type);
 };
 
 TEST_F(AgentBacklogTest,
        WakeUpsBesideAnUnreachableBacklogReadOnlyWhatTheySend) {
+  WakeUpsReadOnlyWhatTheySend("");
+}
+
+// The workflow events are each planned once (a few are sent, and refused),
+// then wait in the lane of "offline", which the sink's events pass by.
+TEST_F(AgentBacklogTest,
+       WakeUpsBesideWorkflowsWaitingForAnUnreachableStepReadOnlyWhatTheySend) {
+  WakeUpsReadOnlyWhatTheySend("order");
+}
+
+void AgentBacklogTest::WakeUpsReadOnlyWhatTheySend(const std::string& type) {
   ASSERT_NO_FATAL_FAILURE(StartSink());
-  ASSERT_NO_FATAL_FAILURE(CommitBacklog());
-  auto agent = MakeAgent(TwoDestinations());
+  ASSERT_NO_FATAL_FAILURE(CommitBacklog(type));
+  auto agent = MakeAgent(type.empty() ? TwoDestinations() : WithWorkflow());
   ASSERT_NE(agent, nullptr);
   // Its first round tries a few of the backlog and learns that "offline"
   // refuses connections; nothing else goes there for an hour.
@@ -91,6 +131,8 @@ TEST_F(AgentBacklogTest,
   const uint64_t before = PendingBytes();
   CommitEvents(1);
   const uint64_t event_bytes = PendingBytes() - before;
+  // (Due after the backlog: the workflow events, due first, are each
+  // planned once before it.)
   ASSERT_NO_FATAL_FAILURE(
       RunUntil(agent.get(), [&] { return agent->stats().delivered == 1; }));
 
@@ -103,9 +145,10 @@ TEST_F(AgentBacklogTest,
     }
   });
   std::printf(
-      "%d wake-ups beside %d events for an unreachable destination: %s; "
+      "%d wake-ups beside %d %s events for an unreachable destination: %s; "
       "one event is %llu bytes\n",
-      kWakeUps, kBacklog, ::testing::PrintToString(work).c_str(),
+      kWakeUps, kBacklog, type.empty() ? "plain" : type.c_str(),
+      ::testing::PrintToString(work).c_str(),
       static_cast<unsigned long long>(event_bytes));
 
   // NextDue reads each event it hands out, Settle reads it again. (More

@@ -15,6 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "platform/reserved_port.h"
 #include "proto/storage.pb.h"
 #include "tests/testing/agent_fixture.h"
 #include "tests/testing/status.h"
@@ -32,7 +33,28 @@ using testing::kHappyPath;
 using testing::kReverts;
 using testing::kRoutes;
 
-class AgentWorkflowTest : public testing::WorkflowSinkTest {};
+class AgentWorkflowTest : public testing::WorkflowSinkTest {
+ protected:
+  // WorkflowConfig with high_value's receiver down: its URL names `port`,
+  // bound but not listening (connections are refused), and it is probed
+  // once an hour, so no test here waits for its probe.
+  std::string HighValueDown(int port) {
+    const std::string config = WorkflowConfig();
+    const std::string down = absl::StrReplaceAll(
+        config, {{absl::StrCat(port_, "/api/high-value"),
+                  absl::StrCat(port, "/api/high-value")},
+                 {R"(probe_interval_min: "100ms" probe_interval_max: "1s")",
+                  R"(probe_interval_min: "1h" probe_interval_max: "1h")"}});
+    EXPECT_THAT(down, HasSubstr(absl::StrCat(port, "/api/high-value")));
+    EXPECT_THAT(down, HasSubstr(R"(probe_interval_min: "1h")"));
+    return down;
+  }
+};
+
+// An order that goes to high_value at billing (risky, so no revert is owed
+// there: international shipping has none).
+constexpr char kHighRisk[] =
+    R"({"riskScore": 70, "shippingType": "international"})";
 
 TEST_F(AgentWorkflowTest, FourStepsRunInOrderEachWithItsOwnStableId) {
   const std::string id =
@@ -241,6 +263,98 @@ TEST_F(AgentWorkflowTest, ADestinationUsedByTwoStepsIsProbedWhenItWasDown) {
   EXPECT_THAT(Paths(), ElementsAre("POST /api/inventory/reserve",
                                    "POST /api/inventory/reserve"));
   EXPECT_EQ(State(id).phase(), storage::WORKFLOW_PHASE_COMPLETED);
+}
+
+// high_value is down: the orders whose next step needs it wait, and a
+// cancelled one of them is compensated meanwhile, at inventory. (The lane
+// of the whole workflow type once closed with high_value, and held the
+// compensation until high_value's probe.)
+TEST_F(AgentWorkflowTest, CompensationIsNotHeldByADestinationItDoesNotUse) {
+  absl::StatusOr<std::unique_ptr<ReservedPort>> down = ReservedPort::Reserve();
+  ASSERT_OUTBOX_OK(down);
+  std::unique_ptr<Agent> agent = MakeAgent(HighValueDown((*down)->port()));
+  ASSERT_NE(agent, nullptr);
+  const std::string cancelled = CommitOrder(kHighRisk, "sale-1");
+  const std::string waiting = CommitOrder(kHighRisk, "sale-2");
+  ASSERT_OUTBOX_OK(agent->Drain());  // both reach billing: refused
+  ASSERT_EQ(State(cancelled).next_step(), 3u);
+  ASSERT_EQ(State(waiting).next_step(), 3u);
+  CancelOrder(cancelled);
+  ASSERT_OUTBOX_OK(agent->Drain());
+  const storage::WorkflowState state = State(cancelled);
+  EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_COMPENSATED);
+  const std::string reservation =
+      nlohmann::json::parse(state.steps(0).response())
+          .value("reservationId", "");
+  EXPECT_THAT(Paths(), ::testing::Contains(absl::StrCat(
+                           "DELETE /api/inventory/", reservation, "/release")));
+  EXPECT_EQ(State(waiting).phase(), storage::WORKFLOW_PHASE_FORWARD);
+  EXPECT_EQ(State(waiting).next_step(), 3u);
+  absl::StatusOr<Stats> stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->pending_events, 1u);
+}
+
+// high_value is down and an order waits for it: another order, whose
+// steps go elsewhere, runs to its end, and so does a plain event.
+TEST_F(AgentWorkflowTest,
+       ADownTargetHoldsOnlyTheWorkflowsWhoseNextStepNeedsIt) {
+  absl::StatusOr<std::unique_ptr<ReservedPort>> down = ReservedPort::Reserve();
+  ASSERT_OUTBOX_OK(down);
+  std::unique_ptr<Agent> agent = MakeAgent(absl::StrCat(
+      HighValueDown((*down)->port()), Destination("receipts", "/api/catchall"),
+      R"(routes { event_type: "receipt.printed" destination: "receipts" })"));
+  ASSERT_NE(agent, nullptr);
+  const std::string waiting = CommitOrder(kHighRisk, "sale-1");
+  ASSERT_OUTBOX_OK(agent->Drain());  // at billing: refused
+  ASSERT_EQ(State(waiting).next_step(), 3u);
+  const std::string other =
+      CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})", "sale-2");
+  CommitPlainEvent("receipt.printed");
+  ASSERT_OUTBOX_OK(agent->Drain());
+  EXPECT_EQ(State(other).phase(), storage::WORKFLOW_PHASE_COMPLETED);
+  EXPECT_THAT(Paths(), ::testing::Contains("POST /api/catchall"));
+  EXPECT_EQ(State(waiting).phase(), storage::WORKFLOW_PHASE_FORWARD);
+  EXPECT_EQ(State(waiting).next_step(), 3u);
+  absl::StatusOr<Stats> stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->pending_events, 1u);
+}
+
+// A first step whose destination is known down is not even marked sent:
+// nothing of the workflow is written (so a cancel meanwhile has nothing in
+// doubt to resend).
+TEST_F(AgentWorkflowTest, AFirstStepWhoseTargetIsDownIsNotMarked) {
+  absl::StatusOr<std::unique_ptr<ReservedPort>> down = ReservedPort::Reserve();
+  ASSERT_OUTBOX_OK(down);
+  // Risky orders go to high_value, the others to inventory, which is up: the
+  // lane of the type stays open, and the risky order is planned.
+  std::unique_ptr<Agent> agent = MakeAgent(absl::StrCat(
+      Destination("inventory", "/api/inventory/reserve"),
+      "destinations { name: \"high_value\" url: \"http://127.0.0.1:",
+      (*down)->port(), R"(/" }
+      agent { probe_interval_min: "1h" probe_interval_max: "1h" }
+      workflows {
+        event_type: "order.created"
+        steps {
+          name: "charge"
+          choose {
+            destination: "high_value"
+            when { value: "request:/riskScore" op: "gt" expected: "50" }
+          }
+          choose { destination: "inventory" }
+        }
+      })"));
+  ASSERT_NE(agent, nullptr);
+  CommitOrder(kHighRisk, "sale-1");
+  ASSERT_OUTBOX_OK(agent->Drain());  // marked, sent, refused: known down
+  const std::string held = CommitOrder(kHighRisk, "sale-2");
+  ASSERT_OUTBOX_OK(agent->Drain());
+  EXPECT_TRUE(absl::IsNotFound(store_->GetWorkflow(held).status()))
+      << "a state was written for a step that cannot be sent";
+  absl::StatusOr<Stats> stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->pending_events, 2u);
 }
 
 }  // namespace

@@ -246,12 +246,7 @@ TEST_F(AgentWorkflowVersionsTest, AnUnroutedTypeOfAStoredDefinitionIsHeld) {
     CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})",
                 absl::StrCat("sale-", i));
   }
-  Txn refund;
-  Event e;
-  e.type = "refund.created";
-  e.payload = "{}";
-  refund.Emit(e);
-  ASSERT_OUTBOX_OK(store_->Commit(refund));
+  CommitPlainEvent("refund.created");
   std::unique_ptr<Agent> agent = MakeAgent(unrouted);
   ASSERT_NE(agent, nullptr);
   std::atomic<bool> idle{false};

@@ -77,6 +77,11 @@ absl::StatusOr<DueEvents> ObservedStore::NextDue(
   return base_->NextDue(limit, gate, skip);
 }
 
+void ObservedStore::Relane(const PendingEvent& event, absl::string_view target,
+                           bool saw_cancel) {
+  base_->Relane(event, target, saw_cancel);
+}
+
 absl::StatusOr<std::vector<PendingEvent>> ObservedStore::KeyFollowers(
     const PendingEvent& head, size_t limit) {
   return base_->KeyFollowers(head, limit);

@@ -38,6 +38,8 @@ class ObservedStore final : public Store {
   absl::StatusOr<DueEvents> NextDue(
       size_t limit, absl::FunctionRef<LaneGate(const Lane&)> gate,
       absl::FunctionRef<bool(uint64_t seq)> skip) override;
+  void Relane(const PendingEvent& event, absl::string_view target,
+              bool saw_cancel) override;
   absl::StatusOr<std::vector<PendingEvent>> KeyFollowers(
       const PendingEvent& head, size_t limit) override;
   absl::StatusOr<SettleResult> Settle(

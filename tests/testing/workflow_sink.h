@@ -190,6 +190,16 @@ class WorkflowSinkTest : public AgentSinkTest {
     return id;
   }
 
+  // Commits one event of `type` with payload "{}" and no ordering key.
+  void CommitPlainEvent(const std::string& type) {
+    Txn txn;
+    Event e;
+    e.type = type;
+    e.payload = "{}";
+    txn.Emit(e);
+    ASSERT_OUTBOX_OK(store_->Commit(txn));
+  }
+
   void CancelOrder(const std::string& id) {
     Txn txn;
     txn.Put("sales", "sale-1", "cancelled");

@@ -54,6 +54,10 @@ class FailingReplayStore final : public Store {
       absl::FunctionRef<bool(uint64_t)> skip) override {
     return base_->NextDue(limit, gate, skip);
   }
+  void Relane(const PendingEvent& e, absl::string_view target,
+              bool saw_cancel) override {
+    base_->Relane(e, target, saw_cancel);
+  }
   absl::StatusOr<std::vector<PendingEvent>> KeyFollowers(
       const PendingEvent& head, size_t limit) override {
     return base_->KeyFollowers(head, limit);

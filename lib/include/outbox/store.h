@@ -78,12 +78,15 @@ struct AttemptRecord {
 };
 
 // A lane: the pending events that share a destination name (Event::
-// destination, often empty) and an event type. The agent routes a lane as a
-// whole, so NextDue asks once per lane whether its events may go.
+// destination, often empty), an event type and a target. The agent routes a
+// lane as a whole, so NextDue asks once per lane whether its events may go.
 struct Lane {
   uint32_t id = 0;  // dense, stable while the store is open
   absl::string_view destination;
   absl::string_view type;
+  // The destination this workflow event's next request needs (Store::
+  // Relane); empty: not recorded (every event but held workflow events).
+  absl::string_view target;
 };
 
 // What NextDue may take from a lane.
@@ -293,6 +296,22 @@ class Store {
         limit, [](const Lane&) { return LaneGate::kOpen; },
         [](uint64_t) { return false; });
   }
+
+  // Moves pending `event` into the lane of (its destination, its type,
+  // `target`): the destination its workflow's next request needs, which is
+  // closed (empty: not known). NextDue then asks about that lane alone, so
+  // the events waiting for one closed destination cost one gate call per
+  // round, however many they are, and other events and workflows are not
+  // held with them. A hint kept in memory only, nothing is written: a reopen
+  // puts every event back in its untargeted lane. A Settle of kStepDone (the
+  // next request is not known yet) and a committed cancel of the event's
+  // workflow (its compensation's requests may go elsewhere) put it back too;
+  // and so does this call itself when a cancel is stored that the caller's
+  // plan did not see (`saw_cancel` false), so that a cancel racing the plan
+  // is not left behind a closed destination. No-op if `event` is not
+  // pending or the store is closed.
+  virtual void Relane(const PendingEvent& event, absl::string_view target,
+                      bool saw_cancel) = 0;
 
   // The pending events queued behind `head` under its ordering key, oldest
   // first, at most `limit`, read like NextDue's (entries that cannot be read
