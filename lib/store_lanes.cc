@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "absl/hash/hash.h"
 #include "lib/store_impl.h"
 
 namespace outbox {
@@ -26,7 +27,7 @@ void StoreImpl::Relane(const PendingEvent& event, absl::string_view target,
   index_.Relane(event.seq,
                 index_.LaneOf(event.destination, event.type, target));
   if (target.empty()) return;
-  targeted_[event.id] = event.seq;
+  targeted_[TargetedKey(event.id)] = event.seq;
   if (targeted_.size() < targeted_sweep_at_) return;
   // Drop what left the queue or its target since: O(1) amortized.
   for (auto it = targeted_.begin(); it != targeted_.end();) {
@@ -40,6 +41,10 @@ void StoreImpl::Relane(const PendingEvent& event, absl::string_view target,
   targeted_sweep_at_ = std::max<size_t>(1024, 2 * targeted_.size());
 }
 
+uint64_t StoreImpl::TargetedKey(absl::string_view event_id) {
+  return absl::HashOf(event_id);
+}
+
 void StoreImpl::UntargetLocked(uint64_t seq) {
   const QueueIndex::Slot* slot = index_.Find(seq);
   if (slot == nullptr || index_.lane(slot->lane).target.empty()) return;
@@ -49,7 +54,7 @@ void StoreImpl::UntargetLocked(uint64_t seq) {
 }
 
 void StoreImpl::UntargetIdLocked(const std::string& event_id) {
-  auto it = targeted_.find(event_id);
+  auto it = targeted_.find(TargetedKey(event_id));
   if (it == targeted_.end()) return;
   UntargetLocked(it->second);
   targeted_.erase(it);
