@@ -141,6 +141,10 @@ class StoreImpl final : public Store {
 
   // Writers waiting in the queue, the leader included.
   size_t TEST_QueuedWriters() ABSL_LOCKS_EXCLUDED(mu_);
+  // The background syncer's thread (RequestSync), for a benchmark to count
+  // its CPU with the agent's; false if it has not started.
+  bool TEST_SyncerThread(std::thread::native_handle_type* handle)
+      ABSL_LOCKS_EXCLUDED(sync_mu_);
 
  private:
   friend absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(

@@ -91,6 +91,13 @@ absl::Status StoreImpl::SyncOnce(bool* broke) {
   return synced;
 }
 
+bool StoreImpl::TEST_SyncerThread(std::thread::native_handle_type* handle) {
+  absl::MutexLock l(&sync_mu_);
+  if (!syncer_.joinable()) return false;
+  *handle = syncer_.native_handle();
+  return true;
+}
+
 void StoreImpl::StopSyncer() {
   std::thread syncer;
   {
