@@ -67,6 +67,7 @@ std::vector<Setting> Settings(const KafkaOptions& options) {
       // delays each; messages of several keys in flight still share one.
       {"linger.ms", "0"},
       {"security.protocol", ProtocolName(options.security)},
+      {"compression.codec", options.compression},
   };
   if (options.TEST_socket_timeout > absl::ZeroDuration()) {
     s.push_back({"socket.timeout.ms", absl::StrCat(absl::ToInt64Milliseconds(

@@ -67,6 +67,9 @@ struct KafkaOptions {
   // How long librdkafka keeps trying a message (a broker down, retriable
   // errors) before reporting it __MSG_TIMED_OUT. Default: 5 minutes.
   absl::Duration message_timeout = absl::Minutes(5);
+  // librdkafka's compression.codec ("none", "gzip", "snappy", "lz4",
+  // "zstd"). Default: "none".
+  std::string compression = "none";
   // Most messages awaiting their delivery report. Default: 1000.
   size_t max_in_flight = 1000;
   // Tests only: when > 0, librdkafka's socket.timeout.ms, how long a

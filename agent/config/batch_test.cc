@@ -62,6 +62,39 @@ TEST(ConfigBatchTest, FieldsAreReadAndBounded) {
               HasSubstr("batch.max_wait"));
 }
 
+TEST(ConfigBatchTest, CompressionIsGzipZstdOrNone) {
+  absl::StatusOr<AgentConfig> config =
+      Parse(std::string(kUrl) + "  batch {}\n");
+  ASSERT_OUTBOX_OK(config);
+  EXPECT_EQ(config->destinations[0].batch.compression, BodyCoding::kIdentity);
+  const struct {
+    const char* name;
+    BodyCoding coding;
+  } cases[] = {{"gzip", BodyCoding::kGzip},
+               {"zstd", BodyCoding::kZstd},
+               {"none", BodyCoding::kIdentity}};
+  for (const auto& c : cases) {
+    config = Parse(std::string(kUrl) + "  batch { compression: \"" + c.name +
+                   "\" }\n");
+    ASSERT_OUTBOX_OK(config);
+    EXPECT_EQ(config->destinations[0].batch.compression, c.coding) << c.name;
+  }
+  for (const char* bad : {"br", "identity", "GZIP "}) {
+    EXPECT_THAT(
+        Parse(std::string(kUrl) + "  batch { compression: \"" + bad + "\" }\n")
+            .status()
+            .message(),
+        HasSubstr("batch.compression: must be \"gzip\", \"zstd\""))
+        << bad;
+  }
+  // The agent sets Content-Encoding itself.
+  EXPECT_EQ(Parse(std::string(kUrl) +
+                  "  headers { key: \"Content-Encoding\" value: \"gzip\" }\n")
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(ConfigBatchTest, TheBatchHeadersCannotBeConfigured) {
   for (const char* name : {"outbox-event-ids", "Outbox-Batch-Size"}) {
     absl::StatusOr<AgentConfig> config =

@@ -25,6 +25,7 @@
 #include "agent/workflow/spec.h"
 #include "outbox/http_transport.h"
 #include "outbox/options.h"
+#include "platform/body_coding.h"
 #include "platform/kafka_producer.h"
 
 namespace outbox {
@@ -70,6 +71,7 @@ struct BatchSettings {
   size_t max_events = 100;
   size_t max_bytes = 1 << 20;
   absl::Duration max_wait = absl::ZeroDuration();
+  BodyCoding compression = BodyCoding::kIdentity;
 };
 
 // One receiver of events, validated. Field meanings and defaults are those of

@@ -64,7 +64,8 @@ bool IsReservedHeader(absl::string_view name) {
   return absl::StartsWith(lower, "webhook-") || lower == "content-type" ||
          lower == "content-length" || lower == "idempotency-key" ||
          lower == "host" || lower == "transfer-encoding" ||
-         lower == "outbox-event-ids" || lower == "outbox-batch-size";
+         lower == "content-encoding" || lower == "outbox-event-ids" ||
+         lower == "outbox-batch-size";
 }
 
 // What is wrong with configured header `name`, or "" if nothing; `seen`
@@ -244,6 +245,16 @@ absl::Status ParseBatch(const Checker& c, const Node& node,
                                   in.max_bytes()));
     }
     out->max_bytes = static_cast<size_t>(in.max_bytes());
+  }
+  if (!in.compression().empty() && in.compression() != "none") {
+    absl::StatusOr<BodyCoding> coding = ParseBodyCoding(in.compression());
+    if (!coding.ok() || *coding == BodyCoding::kIdentity) {
+      return c.Error(node, "compression", -1,
+                     absl::StrCat("must be \"gzip\", \"zstd\" or \"none\", "
+                                  "got \"",
+                                  absl::CEscape(in.compression()), "\""));
+    }
+    out->compression = *coding;
   }
   return c.Duration(node, "max_wait", Bound::kNonNegative, &out->max_wait);
 }

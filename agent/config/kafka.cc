@@ -143,6 +143,17 @@ absl::Status ParseKafkaDestination(const Checker& c, const Node& node,
       k.producer.message_timeout > absl::Hours(24)) {
     return c.Error(kafka, "message_timeout", -1, "must be 1s..24h");
   }
+  const std::string& codec = in.compression();
+  if (!codec.empty()) {
+    if (codec != "none" && codec != "gzip" && codec != "snappy" &&
+        codec != "lz4" && codec != "zstd") {
+      return c.Error(kafka, "compression", -1,
+                     absl::StrCat("must be \"none\", \"gzip\", \"snappy\", "
+                                  "\"lz4\" or \"zstd\", got \"",
+                                  absl::CEscape(codec), "\""));
+    }
+    k.producer.compression = codec;
+  }
   return absl::OkStatus();
 }
 

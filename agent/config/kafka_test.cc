@@ -91,6 +91,21 @@ TEST_F(ConfigKafkaTest, TopicIsAFixedNameOrATemplateOverType) {
               HasSubstr("topic: is required"));
 }
 
+TEST_F(ConfigKafkaTest, CompressionIsLibrdkafkasCodecAndNoneByDefault) {
+  absl::StatusOr<AgentConfig> config = Parse(Stream(Minimal()));
+  ASSERT_OUTBOX_OK(config);
+  EXPECT_EQ(config->destinations[0].kafka.producer.compression, "none");
+  for (const char* codec : {"gzip", "snappy", "lz4", "zstd", "none"}) {
+    config = Parse(
+        Stream(absl::StrCat(Minimal(), "    compression: \"", codec, "\"\n")));
+    ASSERT_OUTBOX_OK(config);
+    EXPECT_EQ(config->destinations[0].kafka.producer.compression, codec);
+  }
+  EXPECT_THAT(
+      ErrorOf(Stream(absl::StrCat(Minimal(), "    compression: \"brotli\"\n"))),
+      HasSubstr("compression: must be \"none\", \"gzip\""));
+}
+
 TEST_F(ConfigKafkaTest, KafkaTopicForRejectsTypesOutsideKafkasAlphabet) {
   absl::StatusOr<std::string> topic = KafkaTopicFor("pos.{type}", "sale");
   ASSERT_OUTBOX_OK(topic);

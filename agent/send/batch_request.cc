@@ -89,6 +89,7 @@ HttpRequest BuildBatchRequest(const std::vector<const PendingEvent*>& events,
   parts.content_type = kBatchContentType;
   parts.url = destination.url;
   parts.body = std::move(body);
+  parts.coding = destination.batch.compression;
   parts.headers.emplace_back(kBatchEventIdsHeader, absl::StrJoin(ids, ","));
   parts.headers.emplace_back(kBatchSizeHeader, absl::StrCat(ids.size()));
   // parts.type stays empty: no x-event-type, the events' types differ.

@@ -161,6 +161,30 @@ TEST(BuildBatchRequestTest, SignatureVerifiesOverTheWholeBodyPerSecret) {
   EXPECT_FALSE(VerifySignature(d.secrets, id, ts, first_line, signature[0]));
 }
 
+TEST(BuildBatchRequestTest, ACompressedBodyIsSignedBeforeItIsCompressed) {
+  Destination d = Backend();
+  d.secrets = {WebhookSecret("first-key-0123456789abcdef")};
+  const std::vector<PendingEvent> events = {Sale(1), Sale(2), Sale(3)};
+  const HttpRequest plain =
+      testing::BatchRequestOf(Pointers(events), d, kNow, 1);
+  EXPECT_EQ(testing::HeaderValue(plain, "Content-Encoding"), std::nullopt);
+  for (BodyCoding coding : {BodyCoding::kGzip, BodyCoding::kZstd}) {
+    d.batch.compression = coding;
+    const HttpRequest r = testing::BatchRequestOf(Pointers(events), d, kNow, 1);
+    EXPECT_EQ(testing::HeaderValue(r, "Content-Encoding"),
+              std::string(BodyCodingName(coding)));
+    absl::StatusOr<std::string> body = DecodeBody(coding, r.body, 1 << 20);
+    ASSERT_TRUE(body.ok()) << body.status();
+    EXPECT_EQ(*body, plain.body);  // the same lines, compressed
+    const std::string signature =
+        testing::HeaderValues(r, "webhook-signature").at(0);
+    const std::string id = testing::HeaderValues(r, "webhook-id").at(0);
+    const int64_t ts = absl::ToUnixSeconds(kNow);
+    EXPECT_TRUE(VerifySignature(d.secrets, id, ts, *body, signature));
+    EXPECT_FALSE(VerifySignature(d.secrets, id, ts, r.body, signature));
+  }
+}
+
 TEST(BuildBatchRequestTest, DestinationHeadersAndSettingsAreKept) {
   Destination d = Backend();
   d.headers = {{"Authorization", "Bearer t"}};

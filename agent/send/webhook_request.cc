@@ -51,6 +51,17 @@ HttpRequest BuildRequestFrom(RequestParts parts, const Destination& destination,
   if (!parts.type.empty()) h.emplace_back(kEventTypeHeader, parts.type);
   for (auto& header : parts.headers) h.push_back(std::move(header));
   for (const auto& header : destination.headers) h.push_back(header);
+  if (parts.coding != BodyCoding::kIdentity) {
+    // Only out of memory fails here; the body then goes as it is, which a
+    // receiver reads all the same.
+    absl::StatusOr<std::string> encoded =
+        EncodeBody(parts.coding, request.body);
+    if (encoded.ok()) {
+      request.body = *std::move(encoded);
+      h.emplace_back("Content-Encoding",
+                     std::string(BodyCodingName(parts.coding)));
+    }
+  }
   return request;
 }
 

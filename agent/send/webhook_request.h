@@ -18,6 +18,7 @@
 #include "agent/config/config.h"
 #include "outbox/http_transport.h"
 #include "outbox/store.h"
+#include "platform/body_coding.h"
 
 namespace outbox {
 
@@ -44,6 +45,9 @@ struct RequestParts {
   std::string url;
   std::string method = "POST";
   std::string body;
+  // Content-Encoding: the body is sent compressed with it, and signed before
+  // (the signature covers what the receiver reads once it decoded it).
+  BodyCoding coding = BodyCoding::kIdentity;
   // Sent after x-event-type, before the destination's own headers.
   std::vector<std::pair<std::string, std::string>> headers;
 };

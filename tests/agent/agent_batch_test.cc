@@ -43,7 +43,34 @@ class AgentBatchTest : public testing::AgentSinkTest {
     }
     return out;
   }
+
+  // batch.compression `coding`: the real outbox-sink decodes each body, and
+  // the signature, over the uncompressed body, holds.
+  void ExpectCompressedBatchesArriveWhole(const std::string& coding) {
+    ASSERT_NO_FATAL_FAILURE(StartSink());
+    const std::vector<std::string> ids = CommitEvents(120, /*keys=*/1);
+    auto agent = MakeAgent(BatchConfig(
+        absl::StrCat("max_events: 50 compression: \"", coding, "\"")));
+    ASSERT_NE(agent, nullptr);
+    EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+    const std::vector<testing::SinkLine> log = SinkLog();
+    ASSERT_EQ(log.size(), ids.size());
+    for (size_t i = 0; i < log.size(); ++i) {
+      EXPECT_EQ(log[i].id, ids[i]);
+      EXPECT_TRUE(log[i].signature_valid);
+      EXPECT_EQ(PayloadN(log[i].body), static_cast<int>(i));
+    }
+    EXPECT_EQ(agent->stats().requests, 3u);
+  }
 };
+
+TEST_F(AgentBatchTest, GzipBatchesArriveWhole) {
+  ExpectCompressedBatchesArriveWhole("gzip");
+}
+
+TEST_F(AgentBatchTest, ZstdBatchesArriveWhole) {
+  ExpectCompressedBatchesArriveWhole("zstd");
+}
 
 TEST_F(AgentBatchTest, OneKeysEventsGoInFullBatchesInCommitOrder) {
   ASSERT_NO_FATAL_FAILURE(StartSink());

@@ -43,6 +43,8 @@ BenchSink::~BenchSink() {
   if (process_ != nullptr) process_->Stop().IgnoreError();
 }
 
+int BenchSink::port() const { return process_->port(); }
+
 std::string BenchSink::url() const {
   return absl::StrCat("http://127.0.0.1:", process_->port(), "/hook");
 }

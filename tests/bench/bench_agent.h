@@ -39,6 +39,7 @@ class BenchSink {
 
   std::string url() const;
   const std::string& secrets_file() const { return secrets_file_; }
+  int port() const;
   // Errors unless every line of the log has a valid signature and exactly
   // `requests` of them have ids starting with `id_prefix`: the load
   // generator's requests are what the agent's would be.

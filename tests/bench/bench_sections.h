@@ -39,6 +39,11 @@ absl::Status RunDrainRows(const Scale& scale, const std::string& dir,
 absl::Status RunBatchRows(const Scale& scale, const std::string& dir,
                           Table* table);
 
+// The demo's sales in batches of 50, uncompressed, gzip and zstd: bytes
+// the receiver read per event (wire_rows.cc).
+absl::Status RunWireRows(const Scale& scale, const std::string& dir,
+                         Table* table);
+
 // Drain, NextDue, ListPending and open after N events went through the
 // queue, against a fresh store (churn_rows.cc).
 absl::Status RunChurnRows(const Scale& scale, const std::string& dir,

@@ -104,6 +104,7 @@ int Main() {
       {"acknowledgements", [&] { return RunAckRows(scale, d, &table); }},
       {"drain", [&] { return RunDrainRows(scale, d, &table); }},
       {"batch", [&] { return RunBatchRows(scale, d, &table); }},
+      {"wire", [&] { return RunWireRows(scale, d, &table); }},
       {"churn", [&] { return RunChurnRows(scale, d, &table); }},
       {"open", [&] { return RunOpenRows(scale, d, self, &table); }},
       {"offline", [&] { return RunOfflineRows(scale, d, &table); }},

@@ -8,6 +8,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "platform/body_coding.h"
 #include "tools/sink/batch_body.h"
 
 namespace outbox::sink {
@@ -158,6 +159,33 @@ Reply Receiver::Decide(const IncomingRequest& request,
     reply.body = absl::StrCat(reply.status, "\n");
   }
   return reply;
+}
+
+std::optional<Reply> DecodeContent(IncomingRequest* request,
+                                   bool gzip_decoded) {
+  if (!request->content_encoding.has_value()) return std::nullopt;
+  Reply refused;
+  absl::StatusOr<BodyCoding> coding =
+      ParseBodyCoding(*request->content_encoding);
+  if (!coding.ok()) {
+    refused.status = 415;
+    refused.body = absl::StrCat(coding.status().message(), "\n");
+    return refused;
+  }
+  if (*coding == BodyCoding::kIdentity ||
+      (*coding == BodyCoding::kGzip && gzip_decoded)) {
+    return std::nullopt;
+  }
+  absl::StatusOr<std::string> body =
+      DecodeBody(*coding, request->body, kMaxDecodedBody);
+  if (!body.ok()) {
+    refused.status = 400;
+    refused.body = absl::StrCat("Content-Encoding ", BodyCodingName(*coding),
+                                ": ", body.status().message(), "\n");
+    return refused;
+  }
+  request->body = *std::move(body);
+  return std::nullopt;
 }
 
 Reply Receiver::Handle(const IncomingRequest& request, absl::Time now) {

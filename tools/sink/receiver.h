@@ -40,6 +40,7 @@ struct IncomingRequest {
   std::optional<std::string> event_type;  // The --type-header value.
   std::optional<std::string> event_ids;   // outbox-event-ids (batches)
   std::optional<std::string> batch_size;  // outbox-batch-size (batches)
+  std::optional<std::string> content_encoding;
 };
 
 struct Reply {
@@ -49,6 +50,18 @@ struct Reply {
   std::string body;
   std::string content_type = "text/plain";
 };
+
+// The most a request body may decode to (a batch's max_bytes is at most
+// 64 MiB).
+inline constexpr size_t kMaxDecodedBody = size_t{64} << 20;
+
+// Decodes `request`'s body by its Content-Encoding (gzip, zstd; identity or
+// none: as it is), so that the signature is checked over, and the batch read
+// from, what the agent signed. `gzip_decoded`: the HTTP server already
+// inflated a gzip body (cpp-httplib does when built with zlib). Returns the
+// answer to give instead, nothing logged: 415 for any other coding, 400 for
+// a body that does not decode (or past kMaxDecodedBody).
+std::optional<Reply> DecodeContent(IncomingRequest* request, bool gzip_decoded);
 
 // Decides and logs. The order of checks, documented in --help:
 //   1. a fixed status (POST /status/NNN, --status-for-type);

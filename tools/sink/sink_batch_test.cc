@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "outbox/store.h"
 #include "tests/testing/batch_request.h"
+#include "tests/testing/request_headers.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
 #include "tests/testing/target_command.h"
@@ -138,6 +139,40 @@ TEST_F(SinkBatchTest, MalformedBatchIsAnswered400AndNothingIsLogged) {
   HttpRequest batch = BatchOf(Events(3));
   batch.body.insert(batch.body.find('\n') + 1, "not json\n");
   EXPECT_EQ(Send(batch), 400);
+  EXPECT_TRUE(ReadLines(log_path_).empty());
+}
+
+// Compressed batches (Destination batch.compression): decoded before the
+// signature is checked (it covers the uncompressed body) and the lines read.
+TEST_F(SinkBatchTest, GzipAndZstdBatchesAreDecodedAndTheirSignaturesHold) {
+  ASSERT_NO_FATAL_FAILURE(StartSink(log_path_));
+  const std::vector<PendingEvent> events = Events(3);
+  for (BodyCoding coding : {BodyCoding::kGzip, BodyCoding::kZstd}) {
+    destination_.batch.compression = coding;
+    const HttpRequest batch = BatchOf(events);
+    EXPECT_EQ(testing::HeaderValue(batch, "Content-Encoding"),
+              std::string(BodyCodingName(coding)));
+    EXPECT_EQ(batch.body.find("event-0"), std::string::npos);  // compressed
+    EXPECT_EQ(Send(batch), 200) << BodyCodingName(coding);
+  }
+  const std::vector<std::string> log = ReadLines(log_path_);
+  ASSERT_EQ(log.size(), 6u);
+  for (size_t i = 0; i < log.size(); ++i) {
+    EXPECT_EQ(JsonString(log[i], "id"), events[i % 3].id) << log[i];
+    EXPECT_EQ(JsonString(log[i], "body"), events[i % 3].payload) << log[i];
+    EXPECT_EQ(JsonField(log[i], "signature_valid"), "true") << log[i];
+  }
+}
+
+TEST_F(SinkBatchTest, AnUnknownCodingIs415AndABrokenStreamIs400) {
+  ASSERT_NO_FATAL_FAILURE(StartSink(log_path_));
+  HttpRequest unknown = BatchOf(Events(2));
+  unknown.headers.emplace_back("Content-Encoding", "compress");
+  EXPECT_EQ(Send(unknown), 415);
+  destination_.batch.compression = BodyCoding::kZstd;
+  HttpRequest broken = BatchOf(Events(2));
+  broken.body.resize(broken.body.size() - 4);
+  EXPECT_EQ(Send(broken), 400);
   EXPECT_TRUE(ReadLines(log_path_).empty());
 }
 

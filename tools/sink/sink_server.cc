@@ -27,6 +27,15 @@ std::optional<std::string> HeaderOf(const httplib::Request& req,
   return req.get_header_value(name);
 }
 
+// cpp-httplib inflates a gzip request body itself when it was built with
+// zlib (Debian's is, and so is the one the fully static builds compile), and
+// leaves any other coding to the handler.
+#ifdef CPPHTTPLIB_ZLIB_SUPPORT
+constexpr bool kHttplibInflatesGzip = true;
+#else
+constexpr bool kHttplibInflatesGzip = false;
+#endif
+
 IncomingRequest FromHttp(const httplib::Request& req,
                          const std::string& type_header) {
   IncomingRequest in;
@@ -42,6 +51,7 @@ IncomingRequest FromHttp(const httplib::Request& req,
   in.event_type = HeaderOf(req, type_header);
   in.event_ids = HeaderOf(req, "outbox-event-ids");
   in.batch_size = HeaderOf(req, "outbox-batch-size");
+  in.content_encoding = HeaderOf(req, "Content-Encoding");
   return in;
 }
 
@@ -111,8 +121,11 @@ absl::StatusOr<std::unique_ptr<SinkServer>> SinkServer::Bind(
   const httplib::Server::Handler handler = [receiver, type_header, delay](
                                                const httplib::Request& req,
                                                httplib::Response& res) {
+    IncomingRequest in = FromHttp(req, type_header);
+    const std::optional<Reply> refused =
+        DecodeContent(&in, /*gzip_decoded=*/kHttplibInflatesGzip);
     const Reply reply =
-        receiver->Handle(FromHttp(req, type_header), absl::Now());
+        refused.has_value() ? *refused : receiver->Handle(in, absl::Now());
     if (delay > absl::ZeroDuration()) absl::SleepFor(delay);
     if (reply.drop) {
       // httplib still writes a response after we return, but into a
