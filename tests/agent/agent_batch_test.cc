@@ -44,6 +44,19 @@ class AgentBatchTest : public testing::AgentSinkTest {
     return out;
   }
 
+  // The sink logged `ids` in order, each answered 200 with a valid
+  // signature and its payload ({"n": i}).
+  void ExpectLoggedInOrder(const std::vector<std::string>& ids) {
+    const std::vector<testing::SinkLine> log = SinkLog();
+    ASSERT_EQ(log.size(), ids.size());
+    for (size_t i = 0; i < log.size(); ++i) {
+      EXPECT_EQ(log[i].id, ids[i]);
+      EXPECT_EQ(log[i].status, 200);
+      EXPECT_TRUE(log[i].signature_valid);
+      EXPECT_EQ(PayloadN(log[i].body), static_cast<int>(i));
+    }
+  }
+
   // batch.compression `coding`: the real outbox-sink decodes each body, and
   // the signature, over the uncompressed body, holds.
   void ExpectCompressedBatchesArriveWhole(const std::string& coding) {
@@ -53,13 +66,7 @@ class AgentBatchTest : public testing::AgentSinkTest {
         absl::StrCat("max_events: 50 compression: \"", coding, "\"")));
     ASSERT_NE(agent, nullptr);
     EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
-    const std::vector<testing::SinkLine> log = SinkLog();
-    ASSERT_EQ(log.size(), ids.size());
-    for (size_t i = 0; i < log.size(); ++i) {
-      EXPECT_EQ(log[i].id, ids[i]);
-      EXPECT_TRUE(log[i].signature_valid);
-      EXPECT_EQ(PayloadN(log[i].body), static_cast<int>(i));
-    }
+    ExpectLoggedInOrder(ids);
     EXPECT_EQ(agent->stats().requests, 3u);
   }
 };
@@ -78,14 +85,7 @@ TEST_F(AgentBatchTest, OneKeysEventsGoInFullBatchesInCommitOrder) {
   auto agent = MakeAgent(BatchConfig("max_events: 100"));
   ASSERT_NE(agent, nullptr);
   EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
-  const std::vector<testing::SinkLine> log = SinkLog();
-  ASSERT_EQ(log.size(), ids.size());
-  for (size_t i = 0; i < log.size(); ++i) {
-    EXPECT_EQ(log[i].id, ids[i]);
-    EXPECT_EQ(log[i].status, 200);
-    EXPECT_TRUE(log[i].signature_valid);
-    EXPECT_EQ(PayloadN(log[i].body), static_cast<int>(i));
-  }
+  ExpectLoggedInOrder(ids);
   const std::vector<std::string> batches = BatchIds();
   EXPECT_EQ(std::set<std::string>(batches.begin(), batches.end()).size(), 3u);
   EXPECT_EQ(agent->stats().requests, 3u);

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "lib/store_impl.h"
@@ -44,6 +45,26 @@ class PowerCutStoreTest : public ::testing::Test {
     ASSERT_OUTBOX_OK(fs_->SimulatePowerCut());
     fs_->Revive();
     Open();
+  }
+
+  // Settles every due event (up to 100) delivered, in one Settle, and returns
+  // its write's mark (SettleResult::written; 0 if it failed).
+  uint64_t SettleAllDelivered() {
+    auto due = store_->NextDue(100);
+    EXPECT_TRUE(due.ok()) << due.status();
+    if (!due.ok()) return 0;
+    std::vector<Settlement> done;
+    for (const PendingEvent& e : due->events) {
+      Settlement s;
+      s.kind = Settlement::Kind::kDelivered;
+      s.event = e;
+      done.push_back(s);
+    }
+    auto settled = store_->Settle(done);
+    EXPECT_TRUE(settled.ok()) << settled.status();
+    if (!settled.ok()) return 0;
+    EXPECT_EQ(settled->applied, done.size());
+    return settled->written;
   }
 
   // Commits a sale record and its event.

@@ -30,23 +30,6 @@ class RequestSyncTest : public testing::PowerCutStoreTest {
     });
   }
 
-  // Settles every due event delivered; returns the write's mark.
-  uint64_t SettleAllDelivered() {
-    auto due = store_->NextDue(100);
-    EXPECT_TRUE(due.ok()) << due.status();
-    if (!due.ok()) return 0;
-    std::vector<Settlement> done;
-    for (const PendingEvent& e : due->events) {
-      Settlement s;
-      s.kind = Settlement::Kind::kDelivered;
-      s.event = e;
-      done.push_back(s);
-    }
-    auto settled = store_->Settle(done);
-    EXPECT_TRUE(settled.ok()) << settled.status();
-    return settled.ok() ? settled->written : 0;
-  }
-
   // Waits for the store's next wakeup after `seen` of them. (Bounded only
   // so that a broken syncer fails the test instead of hanging it.)
   bool AwaitWakeup(int seen) {

@@ -26,21 +26,6 @@ class SettleDurabilityTest : public testing::PowerCutStoreTest {
     return result.ok() ? result->event_ids.at(0) : "";
   }
 
-  void SettleAllDelivered() {
-    auto due = store_->NextDue(100);
-    ASSERT_OUTBOX_OK(due);
-    std::vector<Settlement> done;
-    for (const PendingEvent& e : due->events) {
-      Settlement s;
-      s.kind = Settlement::Kind::kDelivered;
-      s.event = e;
-      done.push_back(s);
-    }
-    auto settled = store_->Settle(done);
-    ASSERT_OUTBOX_OK(settled);
-    EXPECT_EQ(settled->applied, done.size());
-  }
-
   std::vector<std::string> PendingIds() {
     std::vector<std::string> ids;
     auto pending = store_->ListPending(100);
@@ -56,7 +41,6 @@ class SettleDurabilityTest : public testing::PowerCutStoreTest {
     EXPECT_TRUE(stats.ok()) << stats.status();
     return stats.ok() ? stats->delivered_total : ~uint64_t{0};
   }
-
 };
 
 TEST_F(SettleDurabilityTest, CutBeforeAnySyncMeansTheEventsArePendingAgain) {
