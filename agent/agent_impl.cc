@@ -96,6 +96,9 @@ absl::Status AgentImpl::Init() {
   http_ = std::make_unique<HttpSender>(std::move(transport));
   senders_.push_back(http_.get());
   for (const Destination& d : config_.destinations) {
+    if (d.rate_limit.enabled()) {
+      rate_limiters_.emplace(d.name, RateLimiter(d.rate_limit, Steady()));
+    }
     if (d.batch.enabled) {
       batch_extra_ = std::max(batch_extra_, d.batch.max_events - 1);
     }
@@ -305,6 +308,7 @@ absl::Status AgentImpl::Step() {
     wake = std::min(wake, unsynced_since_ + config_.agent.ack_sync_interval);
   }
   wake = std::min(wake, reachability_.NextProbe());
+  wake = std::min(wake, rate_wake_);
   if (!clock_trust_.trusted()) wake = std::min(wake, steady + kClockRecheck);
   ArmTimer(wake);
   return absl::OkStatus();
@@ -390,6 +394,8 @@ LaneGate AgentImpl::GateFor(const Lane& lane, absl::Time steady) {
   // it is held (HoldUnrouted); then it stays closed.
   if (!d.ok()) return unrouted ? LaneGate::kClosed : LaneGate::kOne;
   if (!clock_trust_.trusted() && StampsTime(**d)) return LaneGate::kClosed;
+  // Closed until its bucket refills: one timer (rate_wake_), no CPU meanwhile.
+  if (!RateAllows(**d, steady)) return LaneGate::kClosed;
   return reachability_.Gate((*d)->name, steady, &probing_);
 }
 
@@ -447,6 +453,7 @@ absl::Status AgentImpl::StartDueEvents() {
   }
   probing_.clear();
   workflow_probes_.clear();
+  rate_wake_ = absl::InfiniteFuture();
   const absl::Time now = clock_->Now();
   OUTBOX_RETURN_IF_ERROR(StartDurable(now));
   // Those StartDurable settled without a request (a workflow that ended)
@@ -524,6 +531,8 @@ absl::Status AgentImpl::StartDueEvents() {
 
 bool AgentImpl::Send(PendingEvent event, const Destination& destination,
                      absl::Time now) {
+  // Its lane opened with a token left, but the round may have spent it.
+  if (!RateAllows(destination, Steady())) return true;  // stays pending
   const uint64_t tag = next_tag_++;
   absl::Status started =
       SenderFor(destination)->Start(event, destination, now, tag);
@@ -542,7 +551,10 @@ bool AgentImpl::Send(PendingEvent event, const Destination& destination,
                      absl::StrCat("cannot be sent: ", started.message()));
     return true;
   }
-  if (!never_left) ++stats_.requests;
+  if (!never_left) {
+    ++stats_.requests;
+    RateTook(destination, 1, static_cast<int64_t>(event.payload.size()));
+  }
   const bool probe = reachability_.OnSend(destination.name);
   in_flight_seqs_.insert(event.seq);
   in_flight_.emplace(
@@ -587,6 +599,21 @@ absl::Status AgentImpl::PauseIfDiskFull(const absl::Status& s) {
   }
   store_full_until_ = Steady() + kFullDiskPause;
   return absl::OkStatus();
+}
+
+bool AgentImpl::RateAllows(const Destination& destination, absl::Time steady) {
+  if (rate_limiters_.empty()) return true;
+  auto it = rate_limiters_.find(destination.name);
+  if (it == rate_limiters_.end() || it->second.MayStart(steady)) return true;
+  rate_wake_ = std::min(rate_wake_, it->second.NextStart(steady));
+  return false;
+}
+
+void AgentImpl::RateTook(const Destination& destination, int64_t events,
+                         int64_t bytes) {
+  if (rate_limiters_.empty()) return;
+  auto it = rate_limiters_.find(destination.name);
+  if (it != rate_limiters_.end()) it->second.Took(Steady(), events, bytes);
 }
 
 void AgentImpl::ArmTimer(absl::Time when) {

@@ -33,6 +33,7 @@
 #include "absl/random/random.h"
 #include "agent/clock_trust.h"
 #include "agent/config/config.h"
+#include "agent/rate_limiter.h"
 #include "agent/reachability.h"
 #include "agent/send/http_sender.h"
 #include "agent/send/sender.h"
@@ -267,6 +268,11 @@ class AgentImpl final {
   // once when `now_please` (the agent is idle or stopping).
   absl::Status SyncIfDue(bool now_please);
   absl::Status Housekeeping(absl::Time steady);
+  // Whether `destination`'s rate limit lets a request start now; if not,
+  // when it will (rate_wake_).
+  bool RateAllows(const Destination& destination, absl::Time steady);
+  // A request of `events` events and `bytes` body bytes started.
+  void RateTook(const Destination& destination, int64_t events, int64_t bytes);
   // If `s` says the store's disk is full, starts nothing for kFullDiskPause
   // and returns OK; otherwise returns `s`.
   absl::Status PauseIfDiskFull(const absl::Status& s);
@@ -331,6 +337,10 @@ class AgentImpl final {
   size_t batch_extra_ = 0;
   absl::flat_hash_set<uint64_t> in_flight_seqs_;
   Reachability reachability_;
+  // Destinations with a rate limit (Destination::rate_limit), and the
+  // earliest time one of them, closed by it this round, may send again.
+  absl::flat_hash_map<std::string, RateLimiter> rate_limiters_;
+  absl::Time rate_wake_ = absl::InfiniteFuture();  // Steady()
   // Which definition each workflow runs under (workflow/definitions.h).
   WorkflowDefinitions definitions_;
   // Lanes (UnroutedKey) whose events no route takes: held, until a new

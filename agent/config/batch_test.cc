@@ -95,6 +95,36 @@ TEST(ConfigBatchTest, CompressionIsGzipZstdOrNone) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(ConfigRateLimitTest, EitherFigureIsPositiveAndOneIsRequired) {
+  absl::StatusOr<AgentConfig> config =
+      Parse(std::string(kUrl) +
+            "  rate_limit { events_per_second: 0.5 bytes_per_second: 4096 }\n");
+  ASSERT_OUTBOX_OK(config);
+  const RateLimitSettings& r = config->destinations[0].rate_limit;
+  EXPECT_EQ(r.events_per_second, 0.5);
+  EXPECT_EQ(r.bytes_per_second, 4096);
+  config = Parse(std::string(kUrl));
+  ASSERT_OUTBOX_OK(config);
+  EXPECT_FALSE(config->destinations[0].rate_limit.enabled());
+  EXPECT_THAT(
+      Parse(std::string(kUrl) + "  rate_limit { events_per_second: -1 }\n")
+          .status()
+          .message(),
+      HasSubstr("rate_limit.events_per_second: must be > 0"));
+  EXPECT_THAT(
+      Parse(std::string(kUrl) + "  rate_limit { events_per_second: nan }\n")
+          .status()
+          .message(),
+      HasSubstr("rate_limit.events_per_second: must be > 0"));
+  EXPECT_THAT(
+      Parse(std::string(kUrl) + "  rate_limit { bytes_per_second: -5 }\n")
+          .status()
+          .message(),
+      HasSubstr("rate_limit.bytes_per_second: must be > 0"));
+  EXPECT_THAT(Parse(std::string(kUrl) + "  rate_limit {}\n").status().message(),
+              HasSubstr("needs events_per_second or bytes_per_second"));
+}
+
 TEST(ConfigBatchTest, TheBatchHeadersCannotBeConfigured) {
   for (const char* name : {"outbox-event-ids", "Outbox-Batch-Size"}) {
     absl::StatusOr<AgentConfig> config =

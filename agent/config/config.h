@@ -74,6 +74,13 @@ struct BatchSettings {
   BodyCoding compression = BodyCoding::kIdentity;
 };
 
+// A destination's rate limit, validated (outbox.config.RateLimit); 0: none.
+struct RateLimitSettings {
+  double events_per_second = 0;
+  int64_t bytes_per_second = 0;
+  bool enabled() const { return events_per_second > 0 || bytes_per_second > 0; }
+};
+
 // One receiver of events, validated. Field meanings and defaults are those of
 // outbox.config.Destination.
 struct Destination {
@@ -90,6 +97,7 @@ struct Destination {
   KafkaSettings kafka;
   // kHttp only.
   BatchSettings batch;
+  RateLimitSettings rate_limit;
   // Every secret of the secrets file, in file order; each delivery is signed
   // with all of them. Empty when no secrets file is configured.
   std::vector<WebhookSecret> secrets;

@@ -259,6 +259,27 @@ absl::Status ParseBatch(const Checker& c, const Node& node,
   return c.Duration(node, "max_wait", Bound::kNonNegative, &out->max_wait);
 }
 
+absl::Status ParseRateLimit(const Checker& c, const Node& node,
+                            RateLimitSettings* out) {
+  const auto& in = static_cast<const config::RateLimit&>(*node.message);
+  // NaN fails `> 0` too.
+  if (in.events_per_second() != 0 && !(in.events_per_second() > 0)) {
+    return c.Error(node, "events_per_second", -1,
+                   absl::StrCat("must be > 0, got ", in.events_per_second()));
+  }
+  if (in.bytes_per_second() < 0) {
+    return c.Error(node, "bytes_per_second", -1,
+                   absl::StrCat("must be > 0, got ", in.bytes_per_second()));
+  }
+  out->events_per_second = in.events_per_second();
+  out->bytes_per_second = in.bytes_per_second();
+  if (!out->enabled()) {
+    return c.Error(node, "events_per_second", -1,
+                   "rate_limit needs events_per_second or bytes_per_second");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RejectHttpFields(const Checker& c, const Node& node,
@@ -379,6 +400,10 @@ absl::Status ParseDestination(const Checker& c, const Node& node,
                                 "): it bounds the whole request"));
   }
   OUTBOX_RETURN_IF_ERROR(ParseTls(c, c.Child(node, "tls", -1), &out->tls));
+  if (in.has_rate_limit()) {
+    OUTBOX_RETURN_IF_ERROR(
+        ParseRateLimit(c, c.Child(node, "rate_limit", -1), &out->rate_limit));
+  }
   out->retry = global;
   OUTBOX_RETURN_IF_ERROR(
       ApplyRetry(c, c.Child(node, "retry", -1), &out->retry));

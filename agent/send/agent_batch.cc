@@ -136,6 +136,9 @@ bool AgentImpl::HoldForMore(const std::vector<PendingEvent>& batch,
 bool AgentImpl::SendBatch(std::vector<PendingEvent> batch, std::string body,
                           const Destination& destination, absl::Time now) {
   // Even one event goes as a batch: the receiver asked for that format.
+  if (!RateAllows(destination, Steady())) return false;  // a later round
+  const int64_t count = static_cast<int64_t>(batch.size());
+  const int64_t bytes = static_cast<int64_t>(body.size());
   const uint64_t tag = next_tag_++;
   std::vector<const PendingEvent*> events;
   for (const PendingEvent& e : batch) events.push_back(&e);
@@ -154,6 +157,7 @@ bool AgentImpl::SendBatch(std::vector<PendingEvent> batch, std::string body,
     return true;
   }
   ++stats_.requests;
+  RateTook(destination, count, bytes);
   const bool probe = reachability_.OnSend(destination.name);
   for (const PendingEvent& e : batch) in_flight_seqs_.insert(e.seq);
   PendingEvent head = std::move(batch[0]);

@@ -1,0 +1,56 @@
+// Copyright (c) edge-outbox authors.
+
+#include "agent/rate_limiter.h"
+
+#include "gtest/gtest.h"
+
+namespace outbox {
+namespace {
+
+const absl::Time kT0 = absl::FromUnixSeconds(1000);
+
+int Starts(RateLimiter* r, absl::Time now, int64_t bytes = 0) {
+  int n = 0;
+  while (r->MayStart(now)) {
+    r->Took(now, 1, bytes);
+    ++n;
+  }
+  return n;
+}
+
+TEST(RateLimiterTest, ASecondsWorthGoesAtOnceThenTheRate) {
+  RateLimitSettings limit;
+  limit.events_per_second = 5;
+  RateLimiter r(limit, kT0);
+  EXPECT_EQ(Starts(&r, kT0), 5);
+  EXPECT_EQ(r.NextStart(kT0),
+            kT0 + absl::Milliseconds(200) + absl::Microseconds(1));
+  EXPECT_EQ(Starts(&r, kT0 + absl::Milliseconds(199)), 0);
+  EXPECT_EQ(Starts(&r, kT0 + absl::Milliseconds(200)), 1);
+  EXPECT_EQ(Starts(&r, kT0 + absl::Seconds(2)), 5);  // never more than 1 s
+}
+
+TEST(RateLimiterTest, ABigRequestGoesThenItsDebtIsWaitedOut) {
+  RateLimitSettings limit;
+  limit.bytes_per_second = 1000;
+  RateLimiter r(limit, kT0);
+  ASSERT_TRUE(r.MayStart(kT0));
+  r.Took(kT0, 1, 3000);  // three seconds' worth
+  EXPECT_FALSE(r.MayStart(kT0 + absl::Seconds(1)));
+  EXPECT_EQ(r.NextStart(kT0 + absl::Seconds(1)),
+            kT0 + absl::Seconds(2) + absl::Microseconds(1));
+  EXPECT_TRUE(r.MayStart(kT0 + absl::Seconds(2)));
+}
+
+TEST(RateLimiterTest, ABatchTakesAllItsEvents) {
+  RateLimitSettings limit;
+  limit.events_per_second = 10;
+  RateLimiter r(limit, kT0);
+  ASSERT_TRUE(r.MayStart(kT0));
+  r.Took(kT0, 50, 0);  // a batch of 50: 5 seconds of events
+  EXPECT_FALSE(r.MayStart(kT0 + absl::Seconds(4)));
+  EXPECT_TRUE(r.MayStart(kT0 + absl::Seconds(5) + absl::Milliseconds(100)));
+}
+
+}  // namespace
+}  // namespace outbox
