@@ -46,6 +46,17 @@ class StoreIoErrorTest : public ::testing::Test {
     return store_->Commit(txn);
   }
 
+  // Settles `st` while every log write fails: kUnavailable, the store
+  // refuses writes until reopened.
+  void ExpectSettleFailsInTheLog(const Settlement& st) {
+    testing::ErrorInjection eio;
+    eio.error = testing::ErrorInjection::Error::kIOError;
+    eio.file_kinds = testing::kWalFile;
+    fs_->InjectErrors(eio);
+    EXPECT_STATUS_CODE(store_->Settle({st}), absl::StatusCode::kUnavailable);
+    fs_->ClearErrors();
+  }
+
   void ExpectNeither(const std::string& sale) {
     EXPECT_STATUS_CODE(store_->Get("sales", sale), absl::StatusCode::kNotFound);
     auto stats = store_->GetStats();
@@ -166,12 +177,7 @@ TEST_F(StoreIoErrorTest, FailedFirstWorkflowWriteRecordsNoFeature) {
   step.kind = Settlement::Kind::kStepDone;
   step.event = due->events[0];
   step.workflow_state = state.SerializeAsString();
-  testing::ErrorInjection eio;
-  eio.error = testing::ErrorInjection::Error::kIOError;
-  eio.file_kinds = testing::kWalFile;
-  fs_->InjectErrors(eio);
-  EXPECT_STATUS_CODE(store_->Settle({step}), absl::StatusCode::kUnavailable);
-  fs_->ClearErrors();
+  ExpectSettleFailsInTheLog(step);
 
   Reopen();
   EXPECT_STATUS_CODE(store_->GetWorkflow(step.event.id),
@@ -219,12 +225,7 @@ TEST_F(StoreIoErrorTest, FailedFirstRowsWriteKeepsTheStateStoredWhole) {
   state.set_next_step(1);
   Settlement done = mark;
   done.workflow_state = state.SerializeAsString();
-  testing::ErrorInjection eio;
-  eio.error = testing::ErrorInjection::Error::kIOError;
-  eio.file_kinds = testing::kWalFile;
-  fs_->InjectErrors(eio);
-  EXPECT_STATUS_CODE(store_->Settle({done}), absl::StatusCode::kUnavailable);
-  fs_->ClearErrors();
+  ExpectSettleFailsInTheLog(done);
 
   Reopen();
   auto stored = store_->GetWorkflow(mark.event.id);
