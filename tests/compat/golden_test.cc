@@ -235,7 +235,8 @@ TEST_P(GoldenStoreTest, DrainsAsRowsConvertingTheStatesItTouches) {
 // golden/<name>.tar.gz and golden/<name>.txt, one per earlier commit.
 INSTANTIATE_TEST_SUITE_P(Commits, GoldenStoreTest,
                          ::testing::Values("before_workflows_979cc4d",
-                                           "workflow_halfway_abb4d57"),
+                                           "workflow_halfway_abb4d57",
+                                           "workflow_halfway_65668e3"),
                          [](const ::testing::TestParamInfo<const char*>& i) {
                            return std::string(i.param);
                          });
