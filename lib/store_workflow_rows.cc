@@ -8,6 +8,7 @@
 // states) is read as it is, and replaced by rows in the batch that first
 // writes rows for it.
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -76,7 +77,11 @@ StoreImpl::ReadWorkflowRows(absl::string_view event_id, bool answers) {
                             absl::StrCat("step row ", i, " of ", event_id), v,
                             &rows.steps[i]);
       }));
-  if (!answers) return rows;
+  // Most steps keep no answer (none a reference reads): no scan for them.
+  const bool any_kept = std::any_of(
+      rows.steps.begin(), rows.steps.end(),
+      [](const storage::WorkflowStep& s) { return s.answer_kept(); });
+  if (!answers || !any_kept) return rows;
   OUTBOX_RETURN_IF_ERROR(ScanIndexed(
       db_.get(), workflows_, ro, keys::WorkflowAnswerPrefix(event_id),
       [&](uint32_t i, absl::string_view v) -> absl::Status {
