@@ -274,5 +274,17 @@ TEST_F(StoreWorkflowRowsTest, VerifyReportsAStepRowWithoutAHead) {
                                     "no head row")));
 }
 
+TEST_F(StoreWorkflowRowsTest, AHeadThatDoesNotDecodeIsDataLossNamingIt) {
+  const std::string id = CommitEvent(MakeEvent("order.created"));
+  Settle(DueWithId(id), Settlement::Kind::kStepDone, TwoSteps(true));
+  RawPut("w" + id, "\xff\xfe not a head");
+  Reopen();
+  absl::StatusOr<WorkflowRecord> record = store_->GetWorkflow(id);
+  EXPECT_EQ(record.status().code(), absl::StatusCode::kDataLoss)
+      << record.status();
+  EXPECT_THAT(std::string(record.status().message()), HasSubstr(id));
+  EXPECT_THAT(Problems(), ::testing::Contains(HasSubstr(id)));
+}
+
 }  // namespace
 }  // namespace outbox
