@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -205,9 +206,17 @@ class AgentImpl final {
   // once. Lifted by a new agent (a reload or a restart).
   void HoldWorkflowType(const std::string& type, const PendingEvent& event,
                         const absl::Status& why);
-  // Starts the steps whose sent marks this round wrote (and synced), each
-  // planned again first, so that a cancel recorded meanwhile is seen.
-  absl::Status StartMarkedSteps(absl::Time now);
+  // Starts the workflow events whose last write is durable now
+  // (awaiting_durable_), each planned again first from what is stored, so
+  // that a cancel recorded meanwhile is seen. They go before anything
+  // NextDue gives: their workflows are under way.
+  absl::Status StartDurable(absl::Time now);
+  // Keeps the events of the workflow settlements just written (`batch`,
+  // its write `written`) until that write is durable, and asks the store to
+  // sync it in the background.
+  absl::Status AwaitDurable(std::vector<Settlement>* batch,
+                            const absl::flat_hash_set<std::string>& gone,
+                            uint64_t written);
   // The gate of a lane of events that may be workflows'. A lane with a
   // target (Store::Relane: the destination its events' next requests need)
   // is gated by that destination alone, probe included. An untargeted one
@@ -375,13 +384,19 @@ class AgentImpl final {
   // that had done it would answer its 2xx again). At compensation such a
   // step is unmarked instead of resent.
   absl::flat_hash_map<std::string, size_t> not_done_steps_;
-  // Workflow events whose step's sent mark waits in settled_: sent once
-  // the round's flush made the mark durable (StartMarkedSteps).
-  struct MarkedStep {
+  // Workflow events whose next request waits for the write that settled
+  // their last one (a step's or revert's result, or a step's sent mark) to
+  // be durable, oldest write first; their seqs, which NextDue passes over.
+  // The store's syncer makes it durable in the background (RequestSync) and
+  // wakes the loop, which meanwhile goes on sending everything else. At
+  // kMaxAwaitingPerSlot x max_in_flight, no workflow lane opens (GateFor).
+  struct Awaiting {
+    uint64_t mark;  // SettleResult::written
     PendingEvent event;
-    WorkflowRun run;
   };
-  std::vector<MarkedStep> marked_;
+  static constexpr size_t kMaxAwaitingPerSlot = 4;
+  std::deque<Awaiting> awaiting_durable_;
+  absl::flat_hash_set<uint64_t> awaiting_seqs_;
   absl::Time next_metrics_ = absl::InfinitePast();  // Steady()
   bool metrics_failing_ = false;  // the last write failed (logged once)
   absl::BitGen bitgen_;

@@ -215,17 +215,37 @@ absl::Status AgentImpl::FlushSettlements() {
   if (w.completed) internal::CrashPoint(internal::kWorkflowCompletedWritten);
   if (!w.step_done && !w.revert_done && !w.marked) return absl::OkStatus();
   // A workflow step (or revert) finished: its result must be durable before
-  // the next one starts (this round plans it), or a power cut could lose a
-  // step the receiver already acted on while a later one went out. A step's
-  // sent mark likewise, before its first send: else a cut after the
-  // receiver's 2xx would leave no trace of the step for compensation. (A
-  // completion needs none: nothing follows it.)
+  // the next one starts, or a power cut could lose a step the receiver
+  // already acted on while a later one went out. A step's sent mark
+  // likewise, before its first send: else a cut after the receiver's 2xx
+  // would leave no trace of the step for compensation. (A completion needs
+  // none: nothing follows it.)
   if (w.step_done) internal::CrashPoint(internal::kWorkflowStepBeforeSync);
   if (w.revert_done) internal::CrashPoint(internal::kWorkflowRevertBeforeSync);
   if (w.marked) internal::CrashPoint(internal::kWorkflowMarkBeforeSync);
-  next_due_ = absl::InfinitePast();
-  if (test_.skip_workflow_sync) return absl::OkStatus();
-  return SyncIfDue(/*now_please=*/true);
+  return AwaitDurable(&batch, gone, result->written);
+}
+
+absl::Status AgentImpl::AwaitDurable(
+    std::vector<Settlement>* batch,
+    const absl::flat_hash_set<std::string>& gone, uint64_t written) {
+  // Broken on purpose: planned as if the write were durable already.
+  const uint64_t mark = test_.skip_workflow_sync ? 0 : written;
+  const absl::Time now = clock_->Now();
+  for (Settlement& s : *batch) {
+    if (s.kind != Settlement::Kind::kStepDone || gone.contains(s.event.id)) {
+      continue;
+    }
+    awaiting_seqs_.insert(s.event.seq);
+    awaiting_durable_.push_back(
+        {mark, RequeuedAfterStepDone(std::move(s.event), now)});
+  }
+  if (mark == 0) return absl::OkStatus();
+  // Not waited for: the loop sends everything else meanwhile, and the
+  // store's wakeup says when it is durable (StartDurable). One request
+  // covers every workflow of the round, and a producer's synced commit may
+  // cover it first.
+  return PauseIfDiskFull(store_->RequestSync(mark));
 }
 
 absl::Status AgentImpl::SyncIfDue(bool now_please) {

@@ -30,6 +30,7 @@ StoreImpl::StoreImpl(const Options& options, std::string path, bool read_only,
 StoreImpl::~StoreImpl() { Close().IgnoreError(); }
 
 absl::Status StoreImpl::Close() {
+  StopSyncer();  // before mu_: a sync under way may need it
   absl::MutexLock l(&mu_);
   if (closed_.exchange(true) || db_ == nullptr) return absl::OkStatus();
   // (db_ is null only if a reopen after a full disk failed: nothing to do.)
@@ -111,6 +112,10 @@ absl::Status StoreImpl::ReopenAfterFullDiskLocked() {
   // If this fails too, leave nothing half-open: readers get DbReady()'s
   // error and the next write tries again.
   if (!opened.ok() && db_ != nullptr) CloseDbLocked().IgnoreError();
+  // Recovery flushed what the old log held into synced tables: every write
+  // that returned before is durable now (a RequestSync dropped while the
+  // store refused writes waits for nothing more).
+  if (opened.ok()) RaiseDurableMark(written_mark_);
   return opened;
 }
 
@@ -218,6 +223,7 @@ void StoreImpl::WriteGroupLocked() {
   }
   if (s.ok()) {
     state_ = written;
+    NoteGroupWrittenLocked(sync);
     if (manifest.has_value()) manifest_ = *std::move(manifest);
     FinishWritersLocked(group, absl::OkStatus());
     return;
@@ -268,16 +274,6 @@ StoreImpl::SerialWrite::SerialWrite(StoreImpl* store) : store_(store) {
 StoreImpl::SerialWrite::~SerialWrite() {
   --store_->serial_writes_;
   store_->serial_cv_.Signal();
-}
-
-absl::Status StoreImpl::Sync() {
-  OUTBOX_RETURN_IF_ERROR(CheckOpen());
-  absl::MutexLock l(&mu_);
-  OUTBOX_RETURN_IF_ERROR(WritableLocked());
-  // An empty synced write through the queue: it syncs the log past every
-  // write queued before it, and rides along with any concurrent one.
-  return WriteLocked(rocksdb::WriteBatch(), tail_, "syncing the store",
-                     /*sync=*/true);
 }
 
 absl::Time StoreImpl::WallClockMark() const {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -101,6 +102,8 @@ class StoreImpl final : public Store {
   absl::StatusOr<SettleResult> Settle(
       const std::vector<Settlement>& settlements) override;
   absl::Status Sync() override;
+  absl::Status RequestSync(uint64_t mark) override;
+  uint64_t DurableMark() const override { return durable_mark_.load(); }
   absl::Status RecordAttempt(const PendingEvent& event,
                              const AttemptRecord& attempt) override;
   absl::Status MarkDelivered(const PendingEvent& event) override;
@@ -139,6 +142,10 @@ class StoreImpl final : public Store {
 
   // Writers waiting in the queue, the leader included.
   size_t TEST_QueuedWriters() ABSL_LOCKS_EXCLUDED(mu_);
+  // The background syncer's thread (RequestSync), for a benchmark to count
+  // its CPU with the agent's; false if it has not started.
+  bool TEST_SyncerThread(std::thread::native_handle_type* handle)
+      ABSL_LOCKS_EXCLUDED(sync_mu_);
 
  private:
   friend absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(
@@ -433,6 +440,18 @@ class StoreImpl final : public Store {
   absl::Time Now() const { return clock_->Now(); }
   void Wake();
 
+  // The background syncer (store_sync.cc), started by the first
+  // RequestSync and stopped by Close.
+  void SyncerLoop();
+  // Syncs the log once, past every write made when it starts. Sets `broke`
+  // if the sync failed for good (the store then refuses writes until it is
+  // reopened).
+  absl::Status SyncOnce(bool* broke);
+  void StopSyncer() ABSL_LOCKS_EXCLUDED(mu_, sync_mu_);
+  // A group written with `mark`, synced or not: raises the marks.
+  void NoteGroupWrittenLocked(bool synced) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RaiseDurableMark(uint64_t mark);
+
   const Options options_;
   const std::string path_;
   // Opened as a RocksDB secondary instance: reads only, next to a writer.
@@ -503,6 +522,19 @@ class StoreImpl final : public Store {
 
   absl::Mutex wakeup_mu_;
   std::function<void()> wakeup_ ABSL_GUARDED_BY(wakeup_mu_);
+
+  // Write marks: every group written raises written_mark_; a synced group,
+  // or the syncer once the log is synced past it, raises durable_mark_.
+  uint64_t written_mark_ ABSL_GUARDED_BY(mu_) = 0;
+  std::atomic<uint64_t> durable_mark_{0};
+  // The syncer's requests. Lock order: sync_mu_ is never held while taking
+  // mu_ or db_mu_, nor they while taking it.
+  absl::Mutex sync_mu_;
+  absl::CondVar sync_cv_;
+  uint64_t sync_requested_ ABSL_GUARDED_BY(sync_mu_) = 0;
+  bool sync_stop_ ABSL_GUARDED_BY(sync_mu_) = false;
+  absl::Status sync_error_ ABSL_GUARDED_BY(sync_mu_);
+  std::thread syncer_;  // started and joined under sync_mu_ / by StopSyncer
 };
 
 }  // namespace outbox

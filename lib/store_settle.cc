@@ -168,6 +168,9 @@ absl::StatusOr<SettleResult> StoreImpl::SettleLocked(
   }
   OUTBOX_RETURN_IF_ERROR(
       WriteLocked(build.batch, build.next, "settling deliveries", sync, apply));
+  // (A group written after this one may have raised it already: a later
+  // mark only asks a little more of RequestSync.)
+  result.written = written_mark_;
   return result;
 }
 

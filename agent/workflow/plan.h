@@ -12,9 +12,9 @@
 // The engine's rules (docs/workflows.md):
 //   - Steps run one at a time, in order. A step's request carries its own
 //     webhook-id (workflow::StepRequestId), the same on every resend.
-//   - A step's 2xx result is settled kStepDone and synced before the next
-//     step is planned: after a power cut the workflow resumes at the first
-//     step without a stored result.
+//   - A step's 2xx result is settled kStepDone, and the next step is
+//     planned only once that write is durable: after a power cut the
+//     workflow resumes at the first step without a stored result.
 //   - A step that is dead-lettered (its destination's retry schedule
 //     exhausted, a 4xx) or cannot be built (a payload member missing, a
 //     condition over a document that is not JSON) starts compensation: the
@@ -129,6 +129,11 @@ bool SettlesRevert(const Settlement& s);
 // Whether `s` only writes a sent mark, or drops one (MarkSettlement,
 // NotDoneSettlement): no answer in it.
 bool SettlesMarkOnly(const Settlement& s);
+
+// `event` as the store keeps it once a kStepDone settlement of it is written
+// at wall time `now`: the same entry, due at once, with a fresh retry budget
+// for its next request (what NextDue would give back).
+PendingEvent RequeuedAfterStepDone(PendingEvent event, absl::Time now);
 
 // The settlement of a kSettle action, or of the decisions a kSend action
 // made before sending when nothing can be sent. `event` as NextDue gave it.

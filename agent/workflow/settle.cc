@@ -267,6 +267,17 @@ bool SettlesMarkOnly(const Settlement& s) {
   return !AnswerRow(s, &row);
 }
 
+PendingEvent RequeuedAfterStepDone(PendingEvent event, absl::Time now) {
+  event.attempts = 0;
+  event.first_attempt = absl::InfinitePast();
+  event.last_attempt = absl::InfinitePast();
+  event.retry_age = absl::ZeroDuration();
+  event.last_error.clear();
+  event.last_http_status = 0;
+  event.next_attempt = absl::FromUnixMillis(absl::ToUnixMillis(now));
+  return event;
+}
+
 Settlement FinalSettlement(const WorkflowAction& action, PendingEvent event) {
   Settlement s;
   s.kind = action.settle;

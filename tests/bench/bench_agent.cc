@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "base/status_macros.h"
+#include "lib/store_impl.h"
 #include "tests/bench/bench_env.h"
 #include "tests/testing/target_command.h"
 #include "tools/json_fields.h"
@@ -85,7 +86,17 @@ absl::StatusOr<std::unique_ptr<SteppedAgent>> SteppedAgent::Create(
   OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent,
                           Agent::Create(store, std::move(options)));
   return std::unique_ptr<SteppedAgent>(
-      new SteppedAgent(std::move(agent), events));
+      new SteppedAgent(store, std::move(agent), events));
+}
+
+absl::Duration SteppedAgent::Cpu() const {
+  absl::Duration cpu = ThreadCpu();
+  auto* impl = dynamic_cast<StoreImpl*>(store_);
+  std::thread::native_handle_type syncer;
+  if (impl != nullptr && impl->TEST_SyncerThread(&syncer)) {
+    cpu += ThreadCpu(syncer);
+  }
+  return cpu;
 }
 
 absl::StatusOr<Throughput> SteppedAgent::Deliver(int count) {
@@ -93,7 +104,7 @@ absl::StatusOr<Throughput> SteppedAgent::Deliver(int count) {
   const uint64_t target =
       std::min<uint64_t>(before + count, static_cast<uint64_t>(events_));
   StartCountingSkips();
-  const absl::Duration cpu = ThreadCpu();
+  const absl::Duration cpu = Cpu();
   const int64_t written = WriteBytes();
   Stopwatch wall, progress;
   for (uint64_t seen = before; delivered() < target;) {
@@ -111,7 +122,7 @@ absl::StatusOr<Throughput> SteppedAgent::Deliver(int count) {
   Throughput t;
   t.elapsed = wall.Elapsed();
   t.ops = static_cast<int64_t>(delivered() - before);
-  cpu_ += ThreadCpu() - cpu;
+  cpu_ += Cpu() - cpu;
   written_ += WriteBytes() - written;
   const Skipped skipped = CountedSkips();
   skipped_.tombstones += skipped.tombstones;

@@ -74,14 +74,19 @@ class SteppedAgent {
   // Totals over every Deliver() so far.
   uint64_t delivered() const { return agent_->stats().delivered; }
   uint64_t requests() const { return agent_->stats().requests; }
-  double cpu_us_per_event() const;   // this thread's CPU in Deliver()
+  // CPU in Deliver(): this thread's, and the store's syncer thread's (the
+  // background syncs a workflow's steps wait for are the agent's work too).
+  double cpu_us_per_event() const;
   double written_per_event() const;  // /proc/self/io write_bytes
   const Skipped& skipped() const { return skipped_; }  // by RocksDB
 
  private:
-  SteppedAgent(std::unique_ptr<Agent> agent, int64_t events)
-      : agent_(std::move(agent)), events_(events) {}
+  SteppedAgent(Store* store, std::unique_ptr<Agent> agent, int64_t events)
+      : store_(store), agent_(std::move(agent)), events_(events) {}
+  // This thread's CPU and the store's syncer's, so far.
+  absl::Duration Cpu() const;
 
+  Store* const store_;
   std::unique_ptr<Agent> agent_;
   const int64_t events_;
   absl::Duration cpu_ = absl::ZeroDuration();

@@ -4,10 +4,11 @@
 // into the real outbox-sink, against the same sales delivered plainly (one
 // request each), and again beside 100,000 workflow events held for an
 // unreachable destination, which must cost the steps that can go nothing:
-// their lane is closed, one probe at a time. Each finished step is synced
-// before the next, so the figure also shows what that durability costs;
-// the last step's write completes the workflow and is synced with the
-// acknowledgements.
+// their lane is closed, one probe at a time. Each finished step's write is
+// durable before the next step is planned (a background sync the agent does
+// not wait on: it sends other steps meanwhile), so the figure also shows
+// what that durability costs; the last step's write completes the workflow
+// and is synced with the acknowledgements.
 // The three drains run in rounds (bench_rounds.h) on the same disk. Then
 // the 3-step sale and the 4- and 32-step rows again, in the same run, with
 // the workflow rows writer (agent/workflow/rows.h; this release writes

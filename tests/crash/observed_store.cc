@@ -44,6 +44,18 @@ void ObservedStore::Synced(const absl::Status& s, bool wrote) {
 void ObservedStore::Covered() {
   absl::MutexLock l(&mu_);
   ledger_->OnSyncedWrite(receipts_());
+  unsynced_results_.clear();
+}
+
+uint64_t ObservedStore::DurableMark() const {
+  const uint64_t durable = base_->DurableMark();
+  absl::MutexLock l(&mu_);
+  while (!unsynced_results_.empty() &&
+         unsynced_results_.front().first <= durable) {
+    ledger_->OnResultDurable(unsynced_results_.front().second, receipts_());
+    unsynced_results_.pop_front();
+  }
+  return durable;
 }
 
 absl::Status ObservedStore::Close() {
@@ -117,6 +129,7 @@ absl::StatusOr<SettleResult> ObservedStore::Settle(
       storage::StepResult row;
       if (row.ParseFromString(encoded) && row.outcome() == "done") {
         ledger_->OnResultReturned(row.request_id());
+        unsynced_results_.emplace_back(result->written, row.request_id());
       }
     }
   }

@@ -10,8 +10,11 @@
 #define OUTBOX_TESTS_CRASH_OBSERVED_STORE_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <deque>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -45,6 +48,12 @@ class ObservedStore final : public Store {
   absl::StatusOr<SettleResult> Settle(
       const std::vector<Settlement>& settlements) override;
   absl::Status Sync() override;
+  absl::Status RequestSync(uint64_t mark) override {
+    return base_->RequestSync(mark);
+  }
+  // Tells the ledger which workflow results the mark read covers: the agent
+  // plans a next step only after reading it here.
+  uint64_t DurableMark() const override;
   absl::Status RecordAttempt(const PendingEvent& event,
                              const AttemptRecord& attempt) override;
   absl::Status MarkDelivered(const PendingEvent& event) override;
@@ -87,9 +96,13 @@ class ObservedStore final : public Store {
   void Covered() ABSL_LOCKS_EXCLUDED(mu_);
 
   Store* const base_;
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   AckLedger* const ledger_ ABSL_PT_GUARDED_BY(mu_);
   const std::function<size_t()> receipts_;  // called under mu_
+  // Workflow results returned by Settle and not covered yet, with the mark
+  // of their write (SettleResult::written), oldest first.
+  mutable std::deque<std::pair<uint64_t, std::string>> unsynced_results_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace outbox::testing

@@ -61,6 +61,12 @@ void AckLedger::OnResultStored(const std::string& request_id, size_t receipts) {
                            uncovered_results_.end());
 }
 
+void AckLedger::OnResultDurable(const std::string& request_id,
+                                size_t receipts) {
+  if (durable_results_.count(request_id) == 0) ++counts_.results_covered;
+  OnResultStored(request_id, receipts);
+}
+
 size_t AckLedger::ResultDurableAt(const std::string& request_id) const {
   auto it = durable_results_.find(request_id);
   return it == durable_results_.end() ? kNotDurable : it->second;

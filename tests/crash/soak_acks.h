@@ -77,6 +77,9 @@ class AckLedger {
   void OnResultReturned(const std::string& request_id);
   // A reopen showed that result stored, the receiver's log at `receipts`.
   void OnResultStored(const std::string& request_id, size_t receipts);
+  // The store's durable mark, read by the agent, covers that result's write
+  // (Store::DurableMark): durable from the receiver's log at `receipts`.
+  void OnResultDurable(const std::string& request_id, size_t receipts);
   // The receiver's log size when the result of `request_id` became durable
   // (every arrival from there on came after), or kNotDurable.
   static constexpr size_t kNotDurable = SIZE_MAX;

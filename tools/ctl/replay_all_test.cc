@@ -20,6 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/events.h"
+#include "tests/testing/forwarding_store.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
 
@@ -30,111 +31,20 @@ using ::testing::HasSubstr;
 
 // A Store that forwards to a real one, except that Replay of the ids in
 // `fail_` returns `failure_` without touching the store.
-class FailingReplayStore final : public Store {
+class FailingReplayStore final : public testing::ForwardingStore {
  public:
   FailingReplayStore(Store* base, absl::flat_hash_set<std::string> fail,
                      absl::Status failure)
-      : base_(base), fail_(std::move(fail)), failure_(std::move(failure)) {}
+      : ForwardingStore(base),
+        fail_(std::move(fail)),
+        failure_(std::move(failure)) {}
 
   absl::Status Replay(absl::string_view id) override {
     if (fail_.contains(id)) return failure_;
     return base_->Replay(id);
   }
 
-  absl::Status Close() override { return base_->Close(); }
-  absl::StatusOr<CommitResult> Commit(const Txn& t) override {
-    return base_->Commit(t);
-  }
-  absl::StatusOr<std::string> Get(absl::string_view t,
-                                  absl::string_view k) override {
-    return base_->Get(t, k);
-  }
-  absl::StatusOr<DueEvents> NextDue(
-      size_t limit, absl::FunctionRef<LaneGate(const Lane&)> gate,
-      absl::FunctionRef<bool(uint64_t)> skip) override {
-    return base_->NextDue(limit, gate, skip);
-  }
-  void Relane(const PendingEvent& e, absl::string_view target,
-              bool saw_cancel) override {
-    base_->Relane(e, target, saw_cancel);
-  }
-  absl::StatusOr<std::vector<PendingEvent>> KeyFollowers(
-      const PendingEvent& head, size_t limit) override {
-    return base_->KeyFollowers(head, limit);
-  }
-  absl::StatusOr<SettleResult> Settle(
-      const std::vector<Settlement>& s) override {
-    return base_->Settle(s);
-  }
-  absl::Status Sync() override { return base_->Sync(); }
-  absl::Status RecordAttempt(const PendingEvent& e,
-                             const AttemptRecord& a) override {
-    return base_->RecordAttempt(e, a);
-  }
-  absl::Status MarkDelivered(const PendingEvent& e) override {
-    return base_->MarkDelivered(e);
-  }
-  absl::Status MoveToDeadLetters(const PendingEvent& e,
-                                 absl::string_view r) override {
-    return base_->MoveToDeadLetters(e, r);
-  }
-  absl::Status Quarantine(uint64_t seq) override {
-    return base_->Quarantine(seq);
-  }
-  absl::StatusOr<std::vector<PendingEvent>> ListPending(size_t n) override {
-    return base_->ListPending(n);
-  }
-  absl::StatusOr<std::vector<DeadLetter>> ListDeadLetters(size_t n) override {
-    return base_->ListDeadLetters(n);
-  }
-  absl::StatusOr<DeadLetter> FindDeadLetter(absl::string_view id) override {
-    return base_->FindDeadLetter(id);
-  }
-  absl::StatusOr<PendingEvent> FindPending(absl::string_view id) override {
-    return base_->FindPending(id);
-  }
-  absl::StatusOr<size_t> PurgeExpiredIdempotencyKeys() override {
-    return base_->PurgeExpiredIdempotencyKeys();
-  }
-  absl::StatusOr<size_t> PurgeDeadLetters(absl::Time cutoff) override {
-    return base_->PurgeDeadLetters(cutoff);
-  }
-  absl::Status PurgeDeadLetter(absl::string_view id) override {
-    return base_->PurgeDeadLetter(id);
-  }
-  absl::StatusOr<Stats> GetStats() override { return base_->GetStats(); }
-  absl::Time WallClockMark() const override { return base_->WallClockMark(); }
-  absl::Status ResetWallClockMark() override {
-    return base_->ResetWallClockMark();
-  }
-  absl::StatusOr<WorkflowRecord> GetWorkflow(absl::string_view id) override {
-    return base_->GetWorkflow(id);
-  }
-  absl::StatusOr<std::vector<std::string>> ListWorkflowResults(
-      absl::string_view id, size_t limit) override {
-    return base_->ListWorkflowResults(id, limit);
-  }
-  absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
-  ListWorkflowDefinitions() override {
-    return base_->ListWorkflowDefinitions();
-  }
-  absl::StatusOr<bool> HasWorkflowStates() override {
-    return base_->HasWorkflowStates();
-  }
-  absl::Status RetryWorkflow(absl::string_view id,
-                             absl::string_view state) override {
-    return base_->RetryWorkflow(id, state);
-  }
-  absl::StatusOr<size_t> PurgeFinishedWorkflows(absl::Time cutoff) override {
-    return base_->PurgeFinishedWorkflows(cutoff);
-  }
-  absl::StatusOr<VerifyReport> Verify() override { return base_->Verify(); }
-  void SetWakeup(std::function<void()> w) override {
-    base_->SetWakeup(std::move(w));
-  }
-
  private:
-  Store* const base_;
   const absl::flat_hash_set<std::string> fail_;
   const absl::Status failure_;
 };

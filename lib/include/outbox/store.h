@@ -147,6 +147,9 @@ struct SettleResult {
   // recorded meanwhile kept pending (as kStepDone) for compensation: their
   // next request is a revert, so this write must be durable first.
   std::vector<std::string> kept_for_cancel;
+  // This write's mark: it is durable once Store::DurableMark() reaches it.
+  // Marks rise with every write; 0 when nothing was written.
+  uint64_t written = 0;
 };
 
 // A workflow as stored (Store::GetWorkflow).
@@ -338,6 +341,24 @@ class Store {
   // Makes every write that returned before this call durable (one fsync of
   // the log, shared with concurrent writers). Errors: as Commit.
   virtual absl::Status Sync() = 0;
+
+  // Asks that every write up to `mark` (SettleResult::written) become
+  // durable, and returns at once: a background thread of the store syncs
+  // the log, unless a synced write (a Commit under Options::sync, Sync())
+  // covers it first, and then calls the wakeup (SetWakeup). Several
+  // requests made meanwhile share one sync, and writes queued while it
+  // syncs wait for it as behind a synced Commit (and may ride along).
+  // Errors: kFailedPrecondition if the store is closed; an earlier
+  // background sync's failure (the store then refuses writes until it is
+  // reopened, as after a failed write: the next open settles what the log
+  // holds). A sync that found the disk full is dropped: the write that
+  // finds room again makes every earlier write durable.
+  virtual absl::Status RequestSync(uint64_t mark) = 0;
+
+  // The highest mark whose writes are durable (0: none since the store was
+  // opened; everything stored before the open is durable). Thread-safe and
+  // lock-free: a loop may read it every round.
+  virtual uint64_t DurableMark() const = 0;
 
   // The single-event forms of Settle, synced like Commit (Options::sync).
   // Records a failed delivery attempt: attempts + 1, the error, and when to
