@@ -11,12 +11,15 @@ namespace {
 struct KnownFeature {
   const char* name;
   Kind kind;
+  // The manifest's schema_version once it is set (0: left as it is).
+  uint32_t raises_schema = 0;
 };
 
 // Every feature this library reads and writes correctly. Never remove one:
 // a library that stopped knowing a feature would refuse stores it wrote.
 constexpr KnownFeature kKnown[] = {
     {kWorkflows, Kind::kIncompat},
+    {kWorkflowRows, Kind::kIncompat, kWorkflowRowsSchemaVersion},
 };
 
 const google::protobuf::RepeatedPtrField<storage::StoreFeature>& Set(
@@ -45,11 +48,12 @@ google::protobuf::RepeatedPtrField<storage::StoreFeature>* MutableSet(
   return m->mutable_incompat_features();
 }
 
-// The first feature of `kind` in `m` that this library does not know.
-const storage::StoreFeature* FirstUnknown(const storage::StoreManifest& m,
-                                          Kind kind) {
+// The first feature of `kind` in `m` that `known` does not know.
+const storage::StoreFeature* FirstUnknown(
+    const storage::StoreManifest& m, Kind kind,
+    const std::function<bool(Kind, absl::string_view)>& known) {
   for (const storage::StoreFeature& f : Set(m, kind)) {
-    if (!Known(kind, f.name())) return &f;
+    if (!known(kind, f.name())) return &f;
   }
   return nullptr;
 }
@@ -87,17 +91,28 @@ void Add(storage::StoreManifest* manifest, absl::string_view name,
     f->set_name(k.name);
     f->set_written_by(kLibraryVersion);
     f->set_set_unix_ms(now_unix_ms);
+    // Builds before feature sets check only the schema version.
+    if (k.raises_schema > manifest->schema_version()) {
+      manifest->set_schema_version(k.raises_schema);
+    }
     return;
   }
 }
 
 absl::Status CheckOpenable(const storage::StoreManifest& manifest,
                            const std::string& path, bool writable) {
-  if (manifest.schema_version() > kSchemaVersion) {
+  return CheckOpenableAs(manifest, path, writable, kSchemaVersion, Known);
+}
+
+absl::Status CheckOpenableAs(
+    const storage::StoreManifest& manifest, const std::string& path,
+    bool writable, uint32_t schema_version,
+    const std::function<bool(Kind, absl::string_view)>& known) {
+  if (manifest.schema_version() > schema_version) {
     return absl::FailedPreconditionError(absl::StrCat(
         "outbox store '", path, "' has schema version ",
         manifest.schema_version(), ", newer than this library's ",
-        kSchemaVersion, " (store created by ", manifest.created_by(),
+        schema_version, " (store created by ", manifest.created_by(),
         "); open it with a newer library (nothing was changed)"));
   }
   if (manifest.schema_version() == 0) {
@@ -105,7 +120,7 @@ absl::Status CheckOpenable(const storage::StoreManifest& manifest,
         "outbox store '", path, "' has a manifest without a schema version"));
   }
   if (const storage::StoreFeature* f =
-          FirstUnknown(manifest, Kind::kIncompat)) {
+          FirstUnknown(manifest, Kind::kIncompat, known)) {
     return absl::FailedPreconditionError(
         absl::StrCat("outbox store '", path, "' uses the incompatible feature ",
                      Describe(*f), ", which ", kLibraryVersion,
@@ -113,7 +128,7 @@ absl::Status CheckOpenable(const storage::StoreManifest& manifest,
                      " or newer (nothing was changed)"));
   }
   const storage::StoreFeature* ro =
-      FirstUnknown(manifest, Kind::kReadOnlyCompat);
+      FirstUnknown(manifest, Kind::kReadOnlyCompat, known);
   if (writable && ro != nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
         "outbox store '", path, "' uses the feature ", Describe(*ro),

@@ -19,6 +19,7 @@
 #define OUTBOX_LIB_FEATURES_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -34,6 +35,15 @@ enum class Kind { kCompat, kReadOnlyCompat, kIncompat };
 // half-way workflow's event as a plain event and never compensate.
 // Incompatible. Set by the first batch that writes a row of that family.
 inline constexpr char kWorkflows[] = "workflows";
+
+// Workflows stored as rows (a head, a row per step, an answer row per kept
+// answer: keys.h) instead of one state under "s". A build without it finds
+// no state for such a workflow and would start it again from its first
+// step, even one that was compensating. Incompatible. Set by the first
+// batch that puts a head, step or answer row; that batch also raises the
+// manifest's schema_version to kWorkflowRowsSchemaVersion, so that builds
+// older than the feature sets (which check only the version) refuse it too.
+inline constexpr char kWorkflowRows[] = "workflow_rows";
 
 // Whether this library knows `name` as a feature of kind `kind`.
 bool Known(Kind kind, absl::string_view name);
@@ -54,6 +64,14 @@ void Add(storage::StoreManifest* manifest, absl::string_view name,
 // kDataLoss: a manifest without a schema version.
 absl::Status CheckOpenable(const storage::StoreManifest& manifest,
                            const std::string& path, bool writable);
+
+// What CheckOpenable answers for a library of schema version
+// `schema_version` that knows the features `known` says: an older build's
+// answer, for the tests that pin how it meets what this one writes.
+absl::Status CheckOpenableAs(
+    const storage::StoreManifest& manifest, const std::string& path,
+    bool writable, uint32_t schema_version,
+    const std::function<bool(Kind, absl::string_view)>& known);
 
 }  // namespace outbox::features
 

@@ -79,6 +79,45 @@ std::string WorkflowResultKey(absl::string_view event_id, uint32_t n) {
   return key;
 }
 
+std::string WorkflowHeadKey(absl::string_view event_id) {
+  return absl::StrCat(kWorkflowHeadPrefix, event_id);
+}
+
+std::string WorkflowStepPrefix(absl::string_view event_id) {
+  return absl::StrCat(kWorkflowStepPrefix, event_id, "/");
+}
+
+std::string WorkflowAnswerPrefix(absl::string_view event_id) {
+  return absl::StrCat(kWorkflowAnswerPrefix, event_id, "/");
+}
+
+namespace {
+std::string WithIndex(std::string prefix, uint32_t i) {
+  prefix.push_back(static_cast<char>((i >> 8) & 0xff));
+  prefix.push_back(static_cast<char>(i & 0xff));
+  return prefix;
+}
+}  // namespace
+
+std::string WorkflowStepKey(absl::string_view event_id, uint32_t i) {
+  return WithIndex(WorkflowStepPrefix(event_id), i);
+}
+
+std::string WorkflowAnswerKey(absl::string_view event_id, uint32_t i) {
+  return WithIndex(WorkflowAnswerPrefix(event_id), i);
+}
+
+std::optional<RowKey> ParseWorkflowRowKey(absl::string_view key) {
+  const size_t slash = key.rfind('/');
+  if (key.size() < 4 || slash != key.size() - 3 || slash < 2) {
+    return std::nullopt;
+  }
+  const uint32_t i =
+      (static_cast<uint32_t>(static_cast<uint8_t>(key[slash + 1])) << 8) |
+      static_cast<uint8_t>(key[slash + 2]);
+  return RowKey{std::string(key.substr(1, slash - 1)), i};
+}
+
 std::string WorkflowFinishedKey(int64_t finished_unix_ms,
                                 absl::string_view event_id) {
   std::string key = kWorkflowFinishedPrefix;

@@ -14,6 +14,12 @@
 //                       (retention index of finished workflows)
 //                     "d" + definition id -> a workflow definition, as
 //                       the agent encodes it (opaque to the store)
+//                     feature workflow_rows, instead of "s":
+//                     "w" + event id -> WorkflowHead
+//                     "t" + event id + "/" + 2-byte big-endian i
+//                       -> WorkflowStep (step i)
+//                     "a" + event id + "/" + 2-byte big-endian i
+//                       -> StepAnswer (step i's kept answer)
 //
 // Sequence numbers are fixed-width big-endian so that RocksDB's bytewise
 // order is commit order, and a scan can start exactly at the queue's head.
@@ -64,6 +70,22 @@ std::string WorkflowCancelKey(absl::string_view event_id);
 // followed by n in 4 big-endian bytes, so rows sort in number order.
 std::string WorkflowResultPrefix(absl::string_view event_id);
 std::string WorkflowResultKey(absl::string_view event_id, uint32_t n);
+// The rows of a workflow (feature workflow_rows). Steps and answers are
+// keyed by the step's index (steps number at most 65535: config.cc).
+inline constexpr char kWorkflowHeadPrefix[] = "w";
+inline constexpr char kWorkflowStepPrefix[] = "t";
+inline constexpr char kWorkflowAnswerPrefix[] = "a";
+std::string WorkflowHeadKey(absl::string_view event_id);
+std::string WorkflowStepPrefix(absl::string_view event_id);
+std::string WorkflowStepKey(absl::string_view event_id, uint32_t i);
+std::string WorkflowAnswerPrefix(absl::string_view event_id);
+std::string WorkflowAnswerKey(absl::string_view event_id, uint32_t i);
+// Splits a step or answer key (either prefix); nullopt if malformed.
+struct RowKey {
+  std::string event_id;
+  uint32_t step;
+};
+std::optional<RowKey> ParseWorkflowRowKey(absl::string_view key);
 inline constexpr char kWorkflowFinishedPrefix[] = "f";
 std::string WorkflowFinishedKey(int64_t finished_unix_ms,
                                 absl::string_view event_id);

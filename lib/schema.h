@@ -20,7 +20,15 @@ namespace outbox {
 // this version: a future incompatible feature that those builds would
 // misread must also raise the manifest's schema_version when it is set, and
 // the library that adds it raises kSchemaVersion with it.
-inline constexpr uint32_t kSchemaVersion = 1;
+inline constexpr uint32_t kSchemaVersion = 2;
+
+// The version a new store is created with, and keeps until a feature that
+// raises it is used: a store that never used one stays readable by every
+// build of version 1.
+inline constexpr uint32_t kBaseSchemaVersion = 1;
+
+// Raised by the first use of workflow_rows (lib/features.h).
+inline constexpr uint32_t kWorkflowRowsSchemaVersion = 2;
 
 inline constexpr char kLibraryVersion[] = "edge-outbox 0.1.0";
 

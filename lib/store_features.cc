@@ -20,21 +20,24 @@
 namespace outbox {
 namespace {
 
-// Finds whether a batch writes (puts) into one column family. Deletions are
-// not a use: they only remove what an earlier batch wrote.
+// Finds whether a batch writes (puts) into one column family, and whether
+// it puts a key there that starts with one of `first`. Deletions are not a
+// use: they only remove what an earlier batch wrote.
 class FamilyPutFinder final : public rocksdb::WriteBatch::Handler {
  public:
-  explicit FamilyPutFinder(uint32_t family) : family_(family) {}
+  FamilyPutFinder(uint32_t family, absl::string_view first)
+      : family_(family), first_(first) {}
   bool found() const { return found_; }
+  bool found_first() const { return found_first_; }
 
-  rocksdb::Status PutCF(uint32_t cf, const rocksdb::Slice&,
+  rocksdb::Status PutCF(uint32_t cf, const rocksdb::Slice& key,
                         const rocksdb::Slice&) override {
-    found_ = found_ || cf == family_;
+    See(cf, key);
     return rocksdb::Status::OK();
   }
-  rocksdb::Status MergeCF(uint32_t cf, const rocksdb::Slice&,
+  rocksdb::Status MergeCF(uint32_t cf, const rocksdb::Slice& key,
                           const rocksdb::Slice&) override {
-    found_ = found_ || cf == family_;
+    See(cf, key);
     return rocksdb::Status::OK();
   }
   rocksdb::Status DeleteCF(uint32_t, const rocksdb::Slice&) override {
@@ -47,12 +50,27 @@ class FamilyPutFinder final : public rocksdb::WriteBatch::Handler {
                                 const rocksdb::Slice&) override {
     return rocksdb::Status::OK();
   }
-  bool Continue() override { return !found_; }
+  bool Continue() override { return !found_first_; }
 
  private:
+  void See(uint32_t cf, const rocksdb::Slice& key) {
+    if (cf != family_) return;
+    found_ = true;
+    found_first_ =
+        found_first_ ||
+        (!key.empty() && first_.find(key[0]) != absl::string_view::npos);
+  }
+
   const uint32_t family_;
+  const absl::string_view first_;
   bool found_ = false;
+  bool found_first_ = false;
 };
+
+// The first characters of the keys that use workflow_rows (keys.h).
+constexpr char kRowKeyStarts[] = {keys::kWorkflowHeadPrefix[0],
+                                  keys::kWorkflowStepPrefix[0],
+                                  keys::kWorkflowAnswerPrefix[0], '\0'};
 
 }  // namespace
 
@@ -94,6 +112,8 @@ absl::Status StoreImpl::CheckFeaturesBeforeWriting(
 
 absl::StatusOr<bool> StoreImpl::AddFeaturesInUseLocked(
     storage::StoreManifest* manifest) {
+  // workflow_rows was recorded by its first batch from the start: a store
+  // that uses it without the record does not exist.
   if (workflows_ == nullptr || features::Has(*manifest, features::kWorkflows)) {
     return false;
   }
@@ -112,16 +132,22 @@ absl::StatusOr<bool> StoreImpl::AddFeaturesInUseLocked(
 
 std::optional<storage::StoreManifest> StoreImpl::FeaturesFirstUsedLocked(
     const rocksdb::WriteBatch& batch) {
-  if (workflows_ == nullptr || features::Has(manifest_, features::kWorkflows)) {
-    return std::nullopt;  // after the first use, this costs nothing
+  if (workflows_ == nullptr ||
+      features::Has(manifest_, features::kWorkflowRows)) {
+    return std::nullopt;  // after the last first use, this costs nothing
   }
-  FamilyPutFinder finder(workflows_->GetID());
-  // A batch it cannot walk (never ours) is taken to use it: setting a
+  FamilyPutFinder finder(workflows_->GetID(), kRowKeyStarts);
+  // A batch it cannot walk (never ours) is taken to use both: setting a
   // feature early only makes older builds refuse sooner, never misread.
-  const rocksdb::Status s = batch.Iterate(&finder);
-  if (s.ok() && !finder.found()) return std::nullopt;
+  const bool walked = batch.Iterate(&finder).ok();
+  const bool workflows = !features::Has(manifest_, features::kWorkflows) &&
+                         (!walked || finder.found());
+  const bool rows = !walked || finder.found_first();
+  if (!workflows && !rows) return std::nullopt;
   storage::StoreManifest manifest = manifest_;
-  features::Add(&manifest, features::kWorkflows, ToStoredMillis(Now()));
+  const int64_t now_ms = ToStoredMillis(Now());
+  if (workflows || rows) features::Add(&manifest, features::kWorkflows, now_ms);
+  if (rows) features::Add(&manifest, features::kWorkflowRows, now_ms);
   return manifest;
 }
 

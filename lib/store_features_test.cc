@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/features.h"
 #include "lib/keys.h"
@@ -55,11 +56,14 @@ class StoreFeaturesTest : public testing::StoreTest {
         });
   }
 
-  // Settles `id` as a finished workflow step: writes its state.
-  void StepDone(const std::string& id) {
+  // Settles `id` as a finished workflow step: writes its state (as rows
+  // when `rows`).
+  void StepDone(const std::string& id, bool rows = false) {
     storage::WorkflowState state;
+    state.set_rows(rows);
     state.set_phase(storage::WORKFLOW_PHASE_FORWARD);
     state.set_next_step(1);
+    state.add_steps()->set_name("reserve");
     Settlement s;
     s.kind = Settlement::Kind::kStepDone;
     s.event = DueWithId(id);
@@ -147,6 +151,63 @@ TEST_F(StoreFeaturesTest, UnknownCompatFeatureIsKeptAcrossManifestWrites) {
   ASSERT_EQ(manifest.compat_features_size(), 1);
   EXPECT_EQ(manifest.compat_features(0).name(), "future_hint");
   EXPECT_EQ(manifest.tables_size(), 2);
+}
+
+}  // namespace
+}  // namespace outbox
+
+namespace outbox {
+namespace {
+
+// A build with feature sets from before workflow_rows: schema version 1,
+// knows `workflows` only (main at 65668e3).
+bool KnownBeforeRows(features::Kind kind, absl::string_view name) {
+  return kind == features::Kind::kIncompat && name == features::kWorkflows;
+}
+
+TEST_F(StoreFeaturesTest, AStateWrittenWholeKeepsSchemaOneAndNoRowsFeature) {
+  StepDone(CommitEvent(MakeEvent("order.created")));
+  const storage::StoreManifest manifest = StoredManifest();
+  EXPECT_FALSE(features::Has(manifest, features::kWorkflowRows));
+  EXPECT_EQ(manifest.schema_version(), 1u);
+  // So the build before this one (and one rollback further) still opens it.
+  EXPECT_OUTBOX_OK(
+      features::CheckOpenableAs(manifest, path(), true, 1, KnownBeforeRows));
+}
+
+TEST_F(StoreFeaturesTest, FirstRowsWriteRecordsWorkflowRowsAndSchemaTwo) {
+  const std::string id = CommitEvent(MakeEvent("order.created"));
+  StepDone(id);  // as a state stored whole: workflows only
+  EXPECT_FALSE(features::Has(StoredManifest(), features::kWorkflowRows));
+  Reopen();
+  StepDone(id, /*rows=*/true);
+  // Closed right after the settling write: the batch recorded both.
+  const storage::StoreManifest manifest = StoredManifest();
+  ASSERT_EQ(manifest.incompat_features_size(), 2);
+  EXPECT_EQ(manifest.incompat_features(1).name(), "workflow_rows");
+  EXPECT_EQ(manifest.incompat_features(1).written_by(), kLibraryVersion);
+  EXPECT_EQ(manifest.schema_version(), 2u);
+  Reopen();
+  EXPECT_OUTBOX_OK(store_->GetWorkflow(id));
+}
+
+TEST_F(StoreFeaturesTest, BuildsThatDoNotKnowRowsRefuseAStoreThatUsesThem) {
+  StepDone(CommitEvent(MakeEvent("order.created")), /*rows=*/true);
+  const storage::StoreManifest manifest = StoredManifest();
+  // A build before the feature sets checks only the version.
+  absl::Status oldest = features::CheckOpenableAs(
+      manifest, path(), false, 1,
+      [](features::Kind, absl::string_view) { return false; });
+  EXPECT_STATUS_CODE(oldest, absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(oldest.message()),
+              ::testing::HasSubstr("schema version 2"));
+  // A build with feature sets that was given version 2 without the feature.
+  absl::Status without =
+      features::CheckOpenableAs(manifest, path(), false, 2, KnownBeforeRows);
+  EXPECT_STATUS_CODE(without, absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(without.message()),
+              ::testing::HasSubstr("incompatible feature 'workflow_rows'"));
+  EXPECT_OUTBOX_OK(features::CheckOpenable(manifest, path(), true));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -346,11 +347,12 @@ class StoreImpl final : public Store {
   // --- Workflows (store_workflow.cc) ---
   // Adds `settlement`'s workflow state and result rows to `batch`. May turn
   // `*kind` from kDelivered into kStepDone (see Settlement::workflow_state).
+  // `*rows`: whether the state is written as rows (WorkflowState::rows).
   absl::Status AddWorkflowWritesLocked(const Settlement& settlement,
                                        const storage::OutboxEntry& stored,
                                        Settlement::Kind* kind,
                                        rocksdb::WriteBatch* batch,
-                                       storage::QueueState* next)
+                                       storage::QueueState* next, bool* rows)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Records the cancels of `txn` in `commit` and queues again the completed
   // workflows they cancel. REQUIRES: a SerialWrite is held.
@@ -386,6 +388,32 @@ class StoreImpl final : public Store {
   // (or the store predates workflows and is open read-only).
   absl::StatusOr<std::optional<storage::WorkflowState>> ReadWorkflowStateLocked(
       absl::string_view event_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A workflow's rows (feature workflow_rows); the answers only when
+  // `answers`. nullopt when it has no head row.
+  // REQUIRES: mu_ or db_mu_ held (db_ stays).
+  struct StoredRows {
+    storage::WorkflowHead head;
+    std::vector<storage::WorkflowStep> steps;
+    std::map<uint32_t, storage::StepAnswer> answers;
+  };
+  absl::StatusOr<std::optional<StoredRows>> ReadWorkflowRows(
+      absl::string_view event_id, bool answers);
+  // The workflow of `event_id` as one state: assembled from its rows, or as
+  // stored whole under "s"; nullopt when neither is stored.
+  // REQUIRES: mu_ or db_mu_ held.
+  absl::StatusOr<std::optional<storage::WorkflowState>> ReadAnyWorkflowState(
+      absl::string_view event_id);
+  // Adds to `batch` the rows of `state` (WorkflowState::rows) that differ
+  // from the stored ones, replacing a state stored whole.
+  absl::Status AddWorkflowRowsLocked(const std::string& event_id,
+                                     const storage::WorkflowState& state,
+                                     rocksdb::WriteBatch* batch)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Adds the deletion of everything stored of workflow `event_id` but its
+  // retention index entry to `batch`.
+  absl::Status AddWorkflowDeletesLocked(const std::string& event_id,
+                                        rocksdb::WriteBatch* batch)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Adds the deletion of up to `max` workflows finished before `cutoff_ms`
   // to `batch`; returns how many.
   absl::StatusOr<size_t> AddFinishedPurgeLocked(int64_t cutoff_ms, size_t max,

@@ -357,7 +357,7 @@ absl::Status StoreImpl::LoadOrCreateManifest(
             absl::StrCat("outbox store '", path_, "' has lost its manifest"));
       }
     }
-    manifest.set_schema_version(kSchemaVersion);
+    manifest.set_schema_version(kBaseSchemaVersion);
     manifest.set_created_by(kLibraryVersion);
     manifest.set_created_unix_ms(ToStoredMillis(Now()));
   } else {

@@ -87,6 +87,9 @@ struct StoreImpl::SettleBuild {
   absl::flat_hash_set<uint64_t> removed;
   std::vector<IndexChange> changes;
   bool delivered = false, attempted = false, buried = false;
+  // The settlement being added writes its workflow as rows: a step done
+  // then leaves a pending entry that no retry changed as it is.
+  bool rows = false;
 };
 
 absl::StatusOr<SettleResult> StoreImpl::Settle(
@@ -132,9 +135,10 @@ absl::StatusOr<SettleResult> StoreImpl::SettleLocked(
     }
     if (!stored.ok()) return stored.status();
     Settlement::Kind kind = st.kind;
+    build.rows = false;
     if (workflow) {
       OUTBOX_RETURN_IF_ERROR(AddWorkflowWritesLocked(
-          st, stored->entry, &kind, &build.batch, &build.next));
+          st, stored->entry, &kind, &build.batch, &build.next, &build.rows));
       if (kind != st.kind) result.kept_for_cancel.push_back(st.event.id);
     }
     OUTBOX_RETURN_IF_ERROR(AddSettlementLocked(st, kind, *stored, now, &build));
@@ -183,12 +187,37 @@ absl::Status StoreImpl::AddDeliveredLocked(const Settlement& st, uint32_t bytes,
   return absl::OkStatus();
 }
 
+namespace {
+
+// Whether `entry` is as ResetForQueue leaves it, due by `now_ms`: no
+// attempt since the last reset (the step answered at its first try).
+bool Untouched(const storage::OutboxEntry& entry, int64_t now_ms) {
+  return entry.state() == storage::ENTRY_STATE_PENDING &&
+         entry.attempts() == 0 && entry.first_attempt_unix_ms() == 0 &&
+         entry.last_attempt_unix_ms() == 0 && entry.retry_age_ms() == 0 &&
+         entry.last_error().empty() && entry.last_http_status() == 0 &&
+         entry.next_attempt_unix_ms() <= now_ms;
+}
+
+}  // namespace
+
 absl::Status StoreImpl::AddStepDoneLocked(const StoredEntry& stored,
                                           absl::Time now, SettleBuild* build) {
   // The same entry (same seq, so it stays first of its ordering key), due
   // at once with a fresh retry budget for the next step.
+  const int64_t now_ms = ToStoredMillis(now);
+  if (build->rows && Untouched(stored.entry, now_ms)) {
+    // Nothing to reset, and due already, after a reopen too: only the
+    // index learns that it is due now. Rewriting the entry would cost its
+    // whole size for every step (the O(n) per workflow).
+    build->changes.push_back({stored.entry.seq(), stored.entry.ordering_key(),
+                              false, now_ms, now_ms,
+                              static_cast<uint32_t>(stored.value.size()),
+                              /*untarget=*/true});
+    return absl::OkStatus();
+  }
   storage::OutboxEntry entry = stored.entry;
-  queue_state::ResetForQueue(entry.seq(), ToStoredMillis(now), &entry);
+  queue_state::ResetForQueue(entry.seq(), now_ms, &entry);
   const std::string value = Encode(entry);
   rocksdb::Status s = build->batch.Put(pending_, keys::Seq(entry.seq()), value);
   queue_state::Resize(stored.value.size(), value.size(), &build->next);

@@ -25,6 +25,7 @@
 #include "lib/rocks_status.h"
 #include "lib/slices.h"
 #include "lib/store_impl.h"
+#include "lib/workflow_rows.h"
 
 namespace outbox {
 namespace {
@@ -172,6 +173,7 @@ class Verifier {
   absl::Status Workflows(rocksdb::ColumnFamilyHandle* workflows);
 
   const storage::StoreManifest& manifest() const { return manifest_; }
+  bool uses_rows() const { return !step_rows_.empty() || heads_ > 0; }
 
  private:
   void PendingEntry(absl::string_view key, absl::string_view value) {
@@ -203,6 +205,8 @@ class Verifier {
   }
 
   void WorkflowState(absl::string_view id, absl::string_view value);
+  void WorkflowHead(absl::string_view id, absl::string_view value);
+  void WorkflowStepRow(absl::string_view key, absl::string_view value);
   void WorkflowIndex(absl::string_view key);
   void WorkflowRow(absl::string_view key);
 
@@ -219,9 +223,13 @@ class Verifier {
     int64_t finished_ms = 0;  // as its retention index key holds it
     uint32_t results = 0;
     bool indexed = false;
+    bool rows = false;  // stored as rows (a head), not whole
   };
   absl::flat_hash_map<std::string, StoredWorkflow> workflows_;
   std::vector<std::pair<std::string, uint32_t>> rows_;
+  // Step and answer rows: (event id, which row), checked against the heads.
+  std::vector<std::pair<std::string, std::string>> step_rows_;
+  uint64_t heads_ = 0;
   std::vector<keys::FinishedKey> finished_;
   absl::flat_hash_set<std::string> definitions_;  // ids of the "d" rows
   uint64_t needing_attention_ = 0;
@@ -234,6 +242,11 @@ absl::Status Verifier::Workflows(rocksdb::ColumnFamilyHandle* workflows) {
     const char kind = key.empty() ? '\0' : key[0];
     if (kind == 's') {
       WorkflowState(key.substr(1), View(it->value()));
+    } else if (kind == keys::kWorkflowHeadPrefix[0]) {
+      WorkflowHead(key.substr(1), View(it->value()));
+    } else if (kind == keys::kWorkflowStepPrefix[0] ||
+               kind == keys::kWorkflowAnswerPrefix[0]) {
+      WorkflowStepRow(key, View(it->value()));
     } else if (kind == 'r') {
       ++report_->workflow_rows;
       WorkflowRow(key);
@@ -263,6 +276,12 @@ absl::Status Verifier::Workflows(rocksdb::ColumnFamilyHandle* workflows) {
                            " result rows but row ", n, " is stored"));
     }
   }
+  for (const auto& [id, what] : step_rows_) {
+    auto w = workflows_.find(id);
+    if (w == workflows_.end() || !w->second.rows) {
+      Problem(absl::StrCat(what, " of workflow ", id, " has no head row"));
+    }
+  }
   for (const keys::FinishedKey& f : finished_) {
     auto w = workflows_.find(f.event_id);
     if (w != workflows_.end() && !w->second.decoded) continue;  // reported
@@ -286,6 +305,50 @@ absl::Status Verifier::Workflows(rocksdb::ColumnFamilyHandle* workflows) {
         " workflows needing attention; ", needing_attention_, " are stored"));
   }
   return absl::OkStatus();
+}
+
+void Verifier::WorkflowHead(absl::string_view id, absl::string_view value) {
+  storage::WorkflowHead head;
+  absl::Status d =
+      DecodeStored(keys::kWorkflowFamily, Printable(keys::WorkflowHeadKey(id)),
+                   value, &head);
+  if (workflows_.contains(id)) {
+    Problem(absl::StrCat("workflow ", id,
+                         " is stored twice: as a state and as rows"));
+  }
+  if (!d.ok()) {
+    ++report_->workflows;
+    workflows_[id].rows = true;
+    Problem(std::string(d.message()));
+    return;
+  }
+  // The checks of a state stored whole, on the state the rows stand for.
+  storage::WorkflowState state = workflow_rows::Assemble(head, {}, {});
+  WorkflowState(id, Encode(state));
+  workflows_[id].rows = true;
+  ++heads_;
+}
+
+void Verifier::WorkflowStepRow(absl::string_view key, absl::string_view value) {
+  const bool step = key[0] == keys::kWorkflowStepPrefix[0];
+  std::optional<keys::RowKey> row = keys::ParseWorkflowRowKey(key);
+  if (!row.has_value()) {
+    Problem(absl::StrCat("malformed workflow row key ", Printable(key)));
+    return;
+  }
+  absl::Status d;
+  if (step) {
+    storage::WorkflowStep decoded;
+    d = DecodeStored(keys::kWorkflowFamily, Printable(key), value, &decoded);
+  } else {
+    storage::StepAnswer decoded;
+    d = DecodeStored(keys::kWorkflowFamily, Printable(key), value, &decoded);
+  }
+  if (!d.ok()) Problem(std::string(d.message()));
+  // Heads ("w") sort after step and answer rows: checked once all are read.
+  step_rows_.emplace_back(
+      row->event_id,
+      absl::StrCat(step ? "step row " : "answer row ", row->step));
 }
 
 void Verifier::WorkflowState(absl::string_view id, absl::string_view value) {
@@ -383,6 +446,13 @@ absl::StatusOr<VerifyReport> StoreImpl::Verify() {
     report.features.push_back(
         "incompat:workflows (in use, not recorded yet: written before the "
         "feature sets; the next writable open records it)");
+  }
+  if (v.uses_rows() && !features::Has(v.manifest(), features::kWorkflowRows)) {
+    // Its first batch records it: a build without the feature would start
+    // these workflows again from their first step.
+    v.Problem(
+        "workflows are stored as rows but the manifest does not list the "
+        "feature workflow_rows: builds that do not know it would misread them");
   }
   return report;
 }

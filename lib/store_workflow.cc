@@ -24,6 +24,7 @@
 #include "lib/rocks_status.h"
 #include "lib/slices.h"
 #include "lib/store_impl.h"
+#include "lib/workflow_rows.h"
 
 namespace outbox {
 namespace {
@@ -62,22 +63,13 @@ void Uncount(const storage::WorkflowState& old, storage::QueueState* next) {
 
 absl::StatusOr<std::optional<storage::WorkflowState>>
 StoreImpl::ReadWorkflowStateLocked(absl::string_view event_id) {
-  if (workflows_ == nullptr) return std::nullopt;
-  std::string value;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), workflows_,
-                               keys::WorkflowStateKey(event_id), &value);
-  if (s.IsNotFound()) return std::nullopt;
-  if (!s.ok()) return FromRocks(s, "reading a workflow's state");
-  storage::WorkflowState state;
-  OUTBOX_RETURN_IF_ERROR(
-      DecodeStored(keys::kWorkflowFamily, "a workflow's state", value, &state));
-  return state;
+  return ReadAnyWorkflowState(event_id);
 }
 
 absl::Status StoreImpl::AddWorkflowWritesLocked(
     const Settlement& st, const storage::OutboxEntry& stored,
     Settlement::Kind* kind, rocksdb::WriteBatch* batch,
-    storage::QueueState* next) {
+    storage::QueueState* next, bool* rows) {
   if (workflows_ == nullptr) return NoWorkflowFamily();
   const std::string& id = st.event.id;
   for (size_t i = 0; i < st.workflow_results.size(); ++i) {
@@ -126,6 +118,8 @@ absl::Status StoreImpl::AddWorkflowWritesLocked(
                    keys::WorkflowFinishedKey(state.finished_unix_ms(), id), ""),
         "recording a finished workflow"));
   }
+  *rows = state.rows();
+  if (state.rows()) return AddWorkflowRowsLocked(id, state, batch);
   return FromRocks(
       batch->Put(workflows_, keys::WorkflowStateKey(id), Encode(state)),
       "recording a workflow's state");
@@ -257,12 +251,20 @@ absl::StatusOr<WorkflowRecord> StoreImpl::GetWorkflow(
     return absl::NotFoundError(
         absl::StrCat("no workflow stored for event ", event_id));
   }
-  std::string value;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), workflows_,
-                               keys::WorkflowStateKey(event_id), &record.state);
-  if (!s.ok() && !s.IsNotFound()) {
-    return FromRocks(s, "reading a workflow's state");
+  OUTBOX_ASSIGN_OR_RETURN(std::optional<StoredRows> rows,
+                          ReadWorkflowRows(event_id, /*answers=*/true));
+  rocksdb::Status s;
+  if (rows.has_value()) {
+    record.state =
+        Encode(workflow_rows::Assemble(rows->head, rows->steps, rows->answers));
+  } else {
+    s = db_->Get(rocksdb::ReadOptions(), workflows_,
+                 keys::WorkflowStateKey(event_id), &record.state);
+    if (!s.ok() && !s.IsNotFound()) {
+      return FromRocks(s, "reading a workflow's state");
+    }
   }
+  std::string value;
   s = db_->Get(rocksdb::ReadOptions(), workflows_,
                keys::WorkflowCancelKey(event_id), &value);
   if (s.ok()) {
@@ -323,11 +325,14 @@ absl::StatusOr<bool> StoreImpl::HasWorkflowStates() {
   absl::ReaderMutexLock r(&db_mu_);
   OUTBOX_RETURN_IF_ERROR(DbReady());
   if (workflows_ == nullptr) return false;
-  BoundedIterator it =
-      KeysStartingWith(db_.get(), workflows_, keys::WorkflowStateKey(""));
-  const bool found = it->Valid();
-  OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "looking for workflows"));
-  return found;
+  // Heads of workflows written as rows; states stored whole ("s").
+  for (absl::string_view prefix : {keys::kWorkflowHeadPrefix, "s"}) {
+    BoundedIterator it = KeysStartingWith(db_.get(), workflows_, prefix);
+    const bool found = it->Valid();
+    OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "looking for workflows"));
+    if (found) return true;
+  }
+  return false;
 }
 
 absl::Status StoreImpl::RetryWorkflow(absl::string_view event_id,
@@ -361,6 +366,7 @@ absl::Status StoreImpl::AddRetriedStateLocked(
           "resuming a workflow"));
     }
   }
+  if (state.rows()) return AddWorkflowRowsLocked(event_id, state, batch);
   return FromRocks(
       batch->Put(workflows_, keys::WorkflowStateKey(event_id), Encode(state)),
       "resuming a workflow");
@@ -384,22 +390,8 @@ absl::StatusOr<size_t> StoreImpl::AddFinishedPurgeLocked(
                             ReadWorkflowStateLocked(key->event_id));
     if (old.has_value()) Uncount(*old, next);
     rocksdb::Status s = batch->Delete(workflows_, it->key());
-    if (s.ok()) {
-      s = batch->Delete(workflows_, keys::WorkflowStateKey(key->event_id));
-    }
-    if (s.ok()) {
-      s = batch->Delete(workflows_, keys::WorkflowCancelKey(key->event_id));
-    }
-    const std::string prefix = keys::WorkflowResultPrefix(key->event_id);
-    std::unique_ptr<rocksdb::Iterator> rows(
-        db_->NewIterator(rocksdb::ReadOptions(), workflows_));
-    for (rows->Seek(prefix);
-         s.ok() && rows->Valid() && rows->key().starts_with(prefix);
-         rows->Next()) {
-      s = batch->Delete(workflows_, rows->key());
-    }
-    if (s.ok()) s = rows->status();
     OUTBOX_RETURN_IF_ERROR(FromRocks(s, "purging finished workflows"));
+    OUTBOX_RETURN_IF_ERROR(AddWorkflowDeletesLocked(key->event_id, batch));
     ++purged;
   }
   OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "listing finished workflows"));

@@ -47,6 +47,10 @@ struct Scope {
   // existed), and its compensation must still be able to run; an unset
   // on_no_match meant "skip" then.
   bool stored = false;
+  // Steps whose answer a reference reads (a later condition, URL or
+  // payload, an extract, a revert): their answers are kept (keep_answer).
+  // Shared by every copy of the scope of one workflow.
+  absl::flat_hash_set<std::string>* answers_read = nullptr;
 };
 
 // Binds "response:<path>" to the step itself and checks that `ref` reads
@@ -70,6 +74,7 @@ absl::Status CheckRef(const Checker& c, const Node& node,
                    absl::StrCat("\"", ref->text, "\" reads step \"", ref->step,
                                 "\", which does not run before this point"));
   }
+  if (scope.answers_read != nullptr) scope.answers_read->insert(ref->step);
   return absl::OkStatus();
 }
 
@@ -355,11 +360,18 @@ absl::Status ParseWorkflow(const Checker& c, const Node& node,
                    absl::StrCat("a workflow has 1..", workflow::kMaxSteps,
                                 " steps, this one ", in.steps_size()));
   }
+  absl::flat_hash_set<std::string> answers_read;
   Scope scope;
   scope.stored = stored;
+  scope.answers_read = &answers_read;
   for (int i = 0; i < in.steps_size(); ++i) {
     OUTBOX_RETURN_IF_ERROR(ParseStep(c, c.Child(node, "steps", i), destinations,
                                      &scope, &out->steps.emplace_back()));
+  }
+  // Decided from the definition alone, so a stored definition loaded again
+  // keeps the same answers its workflows kept.
+  for (StepSpec& step : out->steps) {
+    step.keep_answer = answers_read.contains(step.name);
   }
   return absl::OkStatus();
 }

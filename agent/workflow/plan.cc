@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "agent/workflow/plan_internal.h"
+#include "agent/workflow/rows.h"
 #include "agent/workflow/step_id.h"
 #include "agent/workflow/value_ref.h"
 #include "nlohmann/json.hpp"
@@ -57,6 +58,30 @@ absl::StatusOr<std::string> StepPayload(const workflow::WorkflowSpec& spec,
   return it->dump();
 }
 
+// The request step `i` of `state` was sent: stored in a state stored whole,
+// derived from the event again in one written as rows (StepPayload is a
+// function of the payload and the definition the workflow runs under).
+absl::StatusOr<std::string> SentRequest(const workflow::WorkflowSpec& spec,
+                                        const WorkflowState& state, size_t i,
+                                        const PendingEvent& event) {
+  if (!state.rows()) return state.steps(static_cast<int>(i)).request();
+  return StepPayload(spec, spec.steps[i], event);
+}
+
+// A state stored whole ("s"), to be written as rows from now on: only the
+// answers the configuration reads are kept; requests are derived again.
+void ToRows(const workflow::WorkflowSpec& spec, WorkflowState* state) {
+  state->set_rows(true);
+  for (int i = 0; i < state->steps_size(); ++i) {
+    WorkflowStepState* s = state->mutable_steps(i);
+    s->clear_request();
+    const bool answered = !s->response().empty() || s->response_truncated();
+    s->set_answer_kept(answered &&
+                       spec.steps[static_cast<size_t>(i)].keep_answer);
+    if (!s->answer_kept()) s->clear_response();
+  }
+}
+
 WorkflowStepState* StepState(WorkflowState* state, size_t i,
                              const std::string& name) {
   while (static_cast<size_t>(state->steps_size()) <= i) state->add_steps();
@@ -77,9 +102,10 @@ const workflow::TargetSpec* TakenTarget(const workflow::StepSpec& step,
 // Step `i`, in doubt, sent again as it went out before (same id, request
 // and destination): not a forward step, since it may have happened
 // already; its answer decides whether it is reverted (workflow/settle.cc).
-void PlanResend(const workflow::StepSpec& step, const AgentConfig& config,
+void PlanResend(const workflow::WorkflowSpec& spec, const AgentConfig& config,
                 const PendingEvent& event, size_t i, absl::Time now,
                 WorkflowAction* a) {
+  const workflow::StepSpec& step = spec.steps[i];
   const WorkflowStepState& s = a->state.steps(static_cast<int>(i));
   a->destination = FindDestination(config, s.destination());
   if (a->destination == nullptr) {
@@ -94,13 +120,25 @@ void PlanResend(const workflow::StepSpec& step, const AgentConfig& config,
            now);
     return;
   }
+  absl::StatusOr<std::string> request = SentRequest(spec, a->state, i, event);
+  if (!request.ok()) {
+    Finish(a, storage::WORKFLOW_PHASE_NEEDS_ATTENTION,
+           Settlement::Kind::kDeadLetterUnsent,
+           absl::StrCat("needs attention: step ", step.name,
+                        " was in doubt when compensation began, and its "
+                        "request cannot be derived from the event again (",
+                        request.status().message(), "); compensating because ",
+                        a->state.cause()),
+           now);
+    return;
+  }
   a->kind = WorkflowAction::Kind::kSend;
   a->resend = true;
   a->step = i;
   a->request_id = workflow::StepRequestId(event.id, step.name, false);
   a->method = step.method;
   a->url = a->destination->url;
-  a->body = s.request();
+  a->body = *std::move(request);
 }
 
 void PlanCompensation(const workflow::WorkflowSpec& spec,
@@ -112,7 +150,7 @@ void PlanCompensation(const workflow::WorkflowSpec& spec,
     const size_t i = static_cast<size_t>(state.next_revert());
     WorkflowStepState* s = state.mutable_steps(static_cast<int>(i));
     if (s->status() == storage::STEP_STATUS_IN_DOUBT && i < spec.steps.size()) {
-      return PlanResend(spec.steps[i], config, event, i, now, a);
+      return PlanResend(spec, config, event, i, now, a);
     }
     if (s->status() != storage::STEP_STATUS_DONE || i >= spec.steps.size()) {
       continue;  // not completed: nothing to undo
@@ -123,7 +161,11 @@ void PlanCompensation(const workflow::WorkflowSpec& spec,
       s->set_status(storage::STEP_STATUS_NO_REVERT);
       continue;
     }
-    workflow::ValueResolver resolver = ResolverFor(state, s->request());
+    // A request that cannot be derived again reads as empty: a revert
+    // template that reads it fails to build (needs attention) below.
+    absl::StatusOr<std::string> request = SentRequest(spec, state, i, event);
+    workflow::ValueResolver resolver =
+        ResolverFor(state, request.ok() ? *std::move(request) : "");
     absl::StatusOr<std::string> url =
         workflow::Fill(target->revert->url, resolver);
     absl::StatusOr<std::string> body =
@@ -226,7 +268,7 @@ bool PlanForward(const workflow::WorkflowSpec& spec, const AgentConfig& config,
     const std::string& name = step.targets[**chosen].choice.destination;
     a->destination = FindDestination(config, name);
     s->set_destination(name);
-    s->set_request(*payload);
+    if (!state.rows()) s->set_request(*payload);  // rows: derived again
     a->step = i;
     a->request_id = workflow::StepRequestId(event.id, step.name, false);
     a->method = step.method;
@@ -259,6 +301,7 @@ WorkflowAction PlanWorkflow(const workflow::WorkflowSpec& spec,
     state.set_phase(storage::WORKFLOW_PHASE_FORWARD);
     state.set_next_revert(-1);
     state.set_started_unix_ms(Millis(now));
+    state.set_rows(workflow::WriteRows());
   }
   for (int i = 0; i < state.steps_size(); ++i) {
     const size_t at = static_cast<size_t>(i);
@@ -279,6 +322,8 @@ WorkflowAction PlanWorkflow(const workflow::WorkflowSpec& spec,
       return a;
     }
   }
+  // Converted by the write that settles this plan (lib/store_workflow_rows).
+  if (!state.rows() && workflow::WriteRows()) ToRows(spec, &state);
   // A new workflow runs under `spec` from now on; so does one stored before
   // definitions were kept, whose steps match it.
   if (state.definition().empty()) state.set_definition(spec.definition_id);

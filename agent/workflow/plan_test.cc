@@ -5,11 +5,15 @@
 
 #include "agent/workflow/plan.h"
 
+#include <map>
 #include <string>
+#include <vector>
 
+#include "agent/workflow/rows.h"
 #include "agent/workflow/step_id.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/workflow_rows.h"
 #include "tests/testing/status.h"
 
 namespace outbox {
@@ -66,10 +70,24 @@ class WorkflowPlanTest : public ::testing::Test {
     return PlanWorkflow(spec(), config_, event_, &marked, now_);
   }
 
-  // The record the store would hold after `s` was written.
+  // The record the store would hold after `s` was written: a state
+  // written as rows comes back assembled (lib/workflow_rows.h), without
+  // requests, with only the answers kept.
   WorkflowRecord After(const Settlement& s) {
     WorkflowRecord r;
     r.state = s.workflow_state;
+    storage::WorkflowState state;
+    if (state.ParseFromString(r.state) && state.rows()) {
+      std::vector<storage::WorkflowStep> steps;
+      std::map<uint32_t, storage::StepAnswer> answers;
+      for (int i = 0; i < state.steps_size(); ++i) {
+        steps.push_back(workflow_rows::StepOf(state.steps(i)));
+        answers[static_cast<uint32_t>(i)].set_body(state.steps(i).response());
+      }
+      r.state =
+          workflow_rows::Assemble(workflow_rows::HeadOf(state), steps, answers)
+              .SerializeAsString();
+    }
     return r;
   }
   WorkflowRecord CancelledAfter(const Settlement& s) {
@@ -427,6 +445,108 @@ TEST_F(WorkflowPlanTest, AStepOutOfRetriesWithoutAnAnswerIsResentFirst) {
   ASSERT_EQ(a.kind, WorkflowAction::Kind::kSend);
   EXPECT_TRUE(a.resend);
   EXPECT_EQ(a.step, 2u);
+}
+
+// The same engine writing rows (agent/workflow/rows.h): what the store
+// gives back has no requests and only the answers a reference reads.
+class WorkflowPlanRowsTest : public WorkflowPlanTest {
+ protected:
+  void SetUp() override {
+    WorkflowPlanTest::SetUp();
+    workflow::TEST_SetWriteRows(true);
+  }
+  void TearDown() override {
+    workflow::TEST_SetWriteRows(workflow::kWriteWorkflowRows);
+  }
+  static storage::WorkflowState StateOf(const WorkflowRecord& r) {
+    storage::WorkflowState state;
+    EXPECT_TRUE(state.ParseFromString(r.state));
+    return state;
+  }
+};
+
+TEST_F(WorkflowPlanRowsTest,
+       AnswersAreKeptOnlyForStepsAReferenceOrRevertReads) {
+  // reserve's and fraud's reverts read their answers; wrap's nobody reads.
+  ASSERT_EQ(spec().steps.size(), 3u);
+  EXPECT_TRUE(spec().steps[0].keep_answer);
+  EXPECT_FALSE(spec().steps[1].keep_answer);
+  EXPECT_TRUE(spec().steps[2].keep_answer);
+  // A later step's condition reads an answer too; nothing reads the others.
+  absl::StatusOr<AgentConfig> config = ParseAgentConfig(R"(
+    destinations { name: "a" url: "http://127.0.0.1:1/a" }
+    workflows {
+      event_type: "t"
+      steps { name: "one" destination: "a" }
+      steps {
+        name: "two"
+        choose { destination: "a"
+                 when { value: "response:one:/x" op: "eq" expected: "1" } }
+      }
+      steps { name: "three" destination: "a" }
+    }
+  )",
+                                                        "cfg.textproto");
+  ASSERT_OUTBOX_OK(config);
+  ASSERT_EQ(config->workflows[0].steps.size(), 3u);
+  EXPECT_TRUE(config->workflows[0].steps[0].keep_answer);
+  EXPECT_FALSE(config->workflows[0].steps[1].keep_answer);
+  EXPECT_FALSE(config->workflows[0].steps[2].keep_answer);
+}
+
+TEST_F(WorkflowPlanRowsTest, AnAnswerNobodyReadsIsNotKept) {
+  Reconfigure(
+      R"(revert { url: "http://127.0.0.1:1/fraud/{{response:fraud:/case}}" })",
+      "");
+  WorkflowRecord reserved = After(Answer(Plan(), 200, R"({"id": "R1"})"));
+  WorkflowRecord done = After(Answer(Plan(&reserved), 200, R"({"case": 7})"));
+  const storage::WorkflowState state = StateOf(done);
+  ASSERT_EQ(state.steps_size(), 3);
+  EXPECT_TRUE(state.rows());
+  EXPECT_TRUE(state.steps(0).answer_kept());
+  EXPECT_EQ(state.steps(0).response(), R"({"id": "R1"})");
+  EXPECT_FALSE(state.steps(2).answer_kept());
+  EXPECT_EQ(state.steps(2).response(), "");
+  EXPECT_EQ(state.steps(2).status(), storage::STEP_STATUS_DONE);
+}
+
+TEST_F(WorkflowPlanRowsTest, ARevertReadsTheKeptAnswerBackFromTheRows) {
+  WorkflowRecord record =
+      CancelledBefore(Answer(Plan(), 200, R"({"id": "R1"})"));
+  EXPECT_EQ(StateOf(record).steps(0).request(), "");  // not stored
+  WorkflowAction a = Plan(&record);
+  ExpectRevertOf(a, 0);
+  EXPECT_EQ(a.url, "http://127.0.0.1:1/release/R1");
+}
+
+TEST_F(WorkflowPlanRowsTest, AResendInDoubtSendsTheRederivedRequest) {
+  event_.payload =
+      R"({"reserve": {"sku": "A"}, "wrap": {"gift": false}, "fraud": {"n": 9}})";
+  WorkflowRecord cancelled = ReservedThenCancelled();
+  ASSERT_EQ(StateOf(cancelled).steps(2).request(), "");  // not stored
+  WorkflowAction a = Plan(&cancelled);
+  ASSERT_EQ(a.kind, WorkflowAction::Kind::kSend);
+  EXPECT_TRUE(a.resend);
+  EXPECT_EQ(a.request_id, workflow::StepRequestId(event_.id, "fraud", false));
+  EXPECT_EQ(a.body, R"({"n":9})");  // as it went out first
+}
+
+TEST_F(WorkflowPlanRowsTest, AStateStoredWholeIsConvertedByItsNextSettlement) {
+  workflow::TEST_SetWriteRows(false);
+  WorkflowRecord whole = After(Answer(Plan(), 200, R"({"id": "R1"})"));
+  ASSERT_FALSE(StateOf(whole).rows());
+  ASSERT_EQ(StateOf(whole).steps(0).request(), R"({"sku":"A"})");
+  workflow::TEST_SetWriteRows(true);
+  WorkflowAction a = Plan(&whole);
+  ASSERT_EQ(a.kind, WorkflowAction::Kind::kSend);
+  EXPECT_EQ(a.step, 2u);  // fraud: marked with reserve's result
+  const Settlement s = Answer(a, 200, R"({"case": 7})");
+  storage::WorkflowState written;
+  ASSERT_TRUE(written.ParseFromString(s.workflow_state));
+  EXPECT_TRUE(written.rows());
+  EXPECT_TRUE(written.steps(0).answer_kept());  // its revert reads it
+  EXPECT_EQ(written.steps(0).response(), R"({"id": "R1"})");
+  EXPECT_EQ(written.steps(0).request(), "");
 }
 
 }  // namespace

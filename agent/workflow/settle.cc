@@ -51,7 +51,8 @@ storage::StepResult ResultRow(const WorkflowAction& action,
 
 // A 2xx to `action`: a revert reverted its step; a step (or a step in doubt
 // resent) is done, its answer kept for the revert templates.
-void ApplyDone(const WorkflowAction& action, const HttpResult& result,
+void ApplyDone(const WorkflowAction& action, const workflow::StepSpec& step,
+               const HttpResult& result, uint32_t attempts,
                WorkflowState* state) {
   WorkflowStepState* st = state->mutable_steps(static_cast<int>(action.step));
   if (action.revert) {
@@ -61,8 +62,16 @@ void ApplyDone(const WorkflowAction& action, const HttpResult& result,
   }
   st->set_status(storage::STEP_STATUS_DONE);
   st->set_http_status(result.http_status);
-  st->set_response(result.body);
-  st->set_response_truncated(result.body_truncated);
+  if (state->rows()) {
+    // Written once in its own row, and only when a reference reads it.
+    st->set_attempts(attempts);
+    st->set_answer_kept(step.keep_answer);
+    st->set_response(step.keep_answer ? result.body : "");
+    st->set_response_truncated(step.keep_answer && result.body_truncated);
+  } else {
+    st->set_response(result.body);
+    st->set_response_truncated(result.body_truncated);
+  }
   // A resent step in doubt stays next to revert; a forward one moves on.
   if (!action.resend) {
     state->set_next_step(static_cast<uint32_t>(action.step + 1));
@@ -124,7 +133,7 @@ void ApplyAnswer(const WorkflowAction& action, const workflow::StepSpec& step,
     case Decision::Kind::kDelivered:
       row->set_outcome("done");
       s->kind = Settlement::Kind::kStepDone;
-      ApplyDone(action, result, state);
+      ApplyDone(action, step, result, s->event.attempts + 1, state);
       return;
     case Decision::Kind::kDeadLetter:
     case Decision::Kind::kOffline:

@@ -41,6 +41,10 @@ struct StepSpec {
   std::vector<TargetSpec> targets;
   // When no target's conditions hold: skip the step (true) or fail it.
   bool skip_on_no_match = false;
+  // Whether a reference reads this step's answer (a later step's condition,
+  // URL or payload, an extract, or a revert template, its own included):
+  // only then is the answer stored (workflow rows). Set at load.
+  bool keep_answer = false;
 };
 
 struct WorkflowSpec {

@@ -9,13 +9,17 @@
 // not wait on: it sends other steps meanwhile), so the figure also shows
 // what that durability costs; the last step's write completes the workflow
 // and is synced with the acknowledgements.
-// The three drains run in rounds (bench_rounds.h) on the same disk.
+// The three drains run in rounds (bench_rounds.h) on the same disk. Then
+// the 3-step sale and the 4- and 32-step rows again, in the same run, with
+// the workflow rows writer (agent/workflow/rows.h; this release writes
+// states): ".rows" rows, each against its state-writer row.
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "agent/workflow/rows.h"
 #include "base/status_macros.h"
 #include "tests/bench/bench_agent.h"
 #include "tests/bench/bench_ops.h"
@@ -95,18 +99,21 @@ std::string PerRequest(const Drain& plain, const Drain& d) {
 // Bytes written per step request at 4 and at 32 steps: a state that grows
 // with the steps makes the second larger (issue 26: flat within 1.5x is
 // the target). Fewer sales at 32 steps, for about as many requests.
+// `suffix` names the writer ("" for states, ".rows" for rows).
 absl::Status RunStepCountRows(const std::string& section, BenchSink& sink,
-                              int events, Table* table) {
+                              int events, const std::string& suffix,
+                              Table* table) {
   constexpr int kCounts[] = {4, 32};
   std::vector<Drain> drains(2);
   for (int i = 0; i < 2; ++i) {
     const int n = kCounts[i];
-    drains[i].key = absl::StrCat("workflow.steps.", n);
+    drains[i].key = absl::StrCat("workflow.steps.", n, suffix);
     drains[i].label = absl::StrCat("B written per step request, ", n,
-                                   "-step workflow, 16 in flight");
-    OUTBOX_RETURN_IF_ERROR(
-        Prepare(absl::StrCat(section, "/steps", n), WorkflowConfig(sink, n),
-                std::max(events * 4 / n, 40), 0, &drains[i]));
+                                   "-step workflow, 16 in flight",
+                                   suffix.empty() ? "" : ", as rows");
+    OUTBOX_RETURN_IF_ERROR(Prepare(
+        absl::StrCat(section, "/steps", n, suffix), WorkflowConfig(sink, n),
+        std::max(events * 4 / n, 40), 0, &drains[i]));
   }
   for (int i = 0; i < 2; ++i) {
     const int sales = std::max(events * 4 / kCounts[i], 40);
@@ -115,7 +122,10 @@ absl::Status RunStepCountRows(const std::string& section, BenchSink& sink,
     OUTBOX_RETURN_IF_ERROR(ExpectPending(*d.store, sales - d.subject.total.ops,
                                          "workflow " + d.key));
     std::vector<Ratio> ratios;
-    if (i == 1) ratios.push_back(Vs("workflow.steps.4"));
+    if (i == 1) ratios.push_back(Vs("workflow.steps.4" + suffix));
+    if (!suffix.empty()) {
+      ratios.push_back(Vs(absl::StrCat("workflow.steps.", kCounts[i])));
+    }
     table->Add(Row{d.key, d.label, d.agent->written_per_event() / kCounts[i],
                    "B/request",
                    absl::StrCat(sales, " sales; ",
@@ -124,6 +134,37 @@ absl::Status RunStepCountRows(const std::string& section, BenchSink& sink,
                    std::move(ratios)});
   }
   return absl::OkStatus();
+}
+
+// The 3-step sale and the step counts again, written as rows (feature
+// workflow_rows), to set against the state writer's rows of the same run.
+absl::Status RunRowsWriter(const std::string& section, BenchSink& sink,
+                           int events, Table* table) {
+  workflow::TEST_SetWriteRows(true);
+  Drain d;
+  d.key = "workflow.3.rows";
+  d.label = "sales through a 3-step workflow, 16 in flight, as rows";
+  absl::Status s =
+      Prepare(section + "/three.rows", WorkflowConfig(sink), events, 0, &d);
+  if (s.ok()) s = RunRounds(kRounds, events, {&d.subject});
+  if (s.ok()) {
+    s = ExpectPending(*d.store, events - d.subject.total.ops,
+                      "workflow " + d.key);
+  }
+  if (s.ok()) {
+    table->Add(Row{
+        d.key,
+        d.label,
+        d.subject.total.per_second(),
+        "sales/s",
+        absl::StrCat("agent CPU ", FormatFigure(d.agent->cpu_us_per_event()),
+                     " us/sale; ", FormatFigure(d.agent->written_per_event()),
+                     " B written/sale"),
+        {Vs("workflow.3")}});
+    s = RunStepCountRows(section, sink, events, ".rows", table);
+  }
+  workflow::TEST_SetWriteRows(workflow::kWriteWorkflowRows);
+  return s;
 }
 
 }  // namespace
@@ -169,7 +210,8 @@ absl::Status RunWorkflowRows(const Scale& scale, const std::string& dir,
     table->Add(Row{d.key, d.label, d.subject.total.per_second(), "sales/s",
                    std::move(detail), std::move(ratios)});
   }
-  return RunStepCountRows(section, *sink, events, table);
+  OUTBOX_RETURN_IF_ERROR(RunStepCountRows(section, *sink, events, "", table));
+  return RunRowsWriter(section, *sink, events, table);
 }
 
 }  // namespace outbox::bench

@@ -10,9 +10,11 @@
 #include <map>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/keys.h"
+#include "lib/schema.h"
 #include "outbox/store.h"
 #include "proto/storage.pb.h"
 #include "tests/testing/events.h"
@@ -127,7 +129,7 @@ TEST_F(FutureStoreTest, NewerSchemaVersionIsRefusedUnchanged) {
   testing::RawEdit(
       path(), [&](rocksdb::DB* db, const testing::RawFamilies& families) {
         storage::StoreManifest manifest;
-        manifest.set_schema_version(2);
+        manifest.set_schema_version(kSchemaVersion + 1);
         manifest.set_created_by("edge-outbox 9.1.0");
         rocksdb::WriteOptions wo;
         wo.sync = true;
@@ -139,7 +141,8 @@ TEST_F(FutureStoreTest, NewerSchemaVersionIsRefusedUnchanged) {
   auto store = Store::Open(options_, path());
   ASSERT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition)
       << store.status();
-  EXPECT_THAT(store.status().message(), HasSubstr("schema version 2"));
+  EXPECT_THAT(store.status().message(),
+              HasSubstr(absl::StrCat("schema version ", kSchemaVersion + 1)));
   ExpectUnchanged();
 }
 

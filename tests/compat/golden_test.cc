@@ -11,6 +11,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -20,6 +21,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "agent/workflow/rows.h"
 #include "agent/workflow/step_id.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -117,6 +119,8 @@ class GoldenStoreTest : public testing::AgentSinkTest,
     return ids;
   }
 
+  void DrainAndCheck(bool rows);
+
   Facts facts_;
   std::string path_;
 };
@@ -167,8 +171,12 @@ TEST_P(GoldenStoreTest, IdempotencyKeysStillAnswerRepeats) {
   }
 }
 
-TEST_P(GoldenStoreTest, DrainsEveryEventUnderItsIdAndResumesWorkflows) {
-  SCOPED_TRACE(facts_.header);
+// Drains the store (dead letters replayed first) and checks that every
+// event went out under its id and every workflow resumed where it was.
+// `rows`: the agent writes workflows as rows (workflow/rows.h), converting
+// each state stored whole at its first settlement.
+void GoldenStoreTest::DrainAndCheck(bool rows) {
+  workflow::TEST_SetWriteRows(rows);
   for (const std::string& id : facts_.dead) {
     ASSERT_OUTBOX_OK(store_->Replay(id));
   }
@@ -192,6 +200,7 @@ TEST_P(GoldenStoreTest, DrainsEveryEventUnderItsIdAndResumesWorkflows) {
     EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_COMPLETED) << id;
     ASSERT_EQ(state.steps_size(), 2) << id;
     EXPECT_EQ(state.steps(1).status(), storage::STEP_STATUS_DONE) << id;
+    EXPECT_EQ(state.rows(), rows) << id;
   }
   // A half-way workflow is not sent its done step again.
   EXPECT_EQ(SinkIds("/api/reserve"), reserved);
@@ -203,12 +212,31 @@ TEST_P(GoldenStoreTest, DrainsEveryEventUnderItsIdAndResumesWorkflows) {
   auto report = store_->Verify();
   ASSERT_OUTBOX_OK(report);
   EXPECT_THAT(report->problems, ::testing::IsEmpty());
+  const bool recorded =
+      std::find_if(report->features.begin(), report->features.end(),
+                   [](const std::string& f) {
+                     return f.rfind("incompat:workflow_rows (", 0) == 0;
+                   }) != report->features.end();
+  EXPECT_EQ(recorded, rows && !facts_.workflows.empty());
+  workflow::TEST_SetWriteRows(workflow::kWriteWorkflowRows);
+}
+
+TEST_P(GoldenStoreTest, DrainsEveryEventUnderItsIdAndResumesWorkflows) {
+  SCOPED_TRACE(facts_.header);
+  DrainAndCheck(/*rows=*/false);
+}
+
+// The next release's writer (workflow/rows.h) on the same stores.
+TEST_P(GoldenStoreTest, DrainsAsRowsConvertingTheStatesItTouches) {
+  SCOPED_TRACE(facts_.header);
+  DrainAndCheck(/*rows=*/true);
 }
 
 // golden/<name>.tar.gz and golden/<name>.txt, one per earlier commit.
 INSTANTIATE_TEST_SUITE_P(Commits, GoldenStoreTest,
                          ::testing::Values("before_workflows_979cc4d",
-                                           "workflow_halfway_abb4d57"),
+                                           "workflow_halfway_abb4d57",
+                                           "workflow_halfway_65668e3"),
                          [](const ::testing::TestParamInfo<const char*>& i) {
                            return std::string(i.param);
                          });

@@ -156,6 +156,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "agent/workflow/rows.h"
 #include "gtest/gtest.h"
 #include "tests/crash/soak_cut_plan.h"
 #include "tests/crash/soak_env.h"
@@ -236,7 +237,8 @@ void ExpectCutsOfEachKind(const SoakReport& report) {
   }
 }
 
-TEST(PowerCutSoakTest, NothingCommittedIsEverLost) {
+// The soak and its checks, with the workflow writer as it is set.
+void SoakAndCheck() {
   SoakOptions options;
   options.cycles = SoakCyclesFromEnv(kDefaultCycles);
   options.seed = SoakSeedFromEnv();
@@ -287,6 +289,16 @@ TEST(PowerCutSoakTest, NothingCommittedIsEverLost) {
           << "no power cut at " << point;
     }
   }
+}
+
+TEST(PowerCutSoakTest, NothingCommittedIsEverLost) { SoakAndCheck(); }
+
+// The same with workflows written as rows (feature workflow_rows), which
+// the next release writes (agent/workflow/rows.h).
+TEST(PowerCutSoakTest, NothingCommittedIsEverLostWithWorkflowRows) {
+  workflow::TEST_SetWriteRows(true);
+  SoakAndCheck();
+  workflow::TEST_SetWriteRows(workflow::kWriteWorkflowRows);
 }
 
 }  // namespace

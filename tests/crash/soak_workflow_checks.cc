@@ -194,10 +194,18 @@ void WorkflowModel::CheckSteps(const WorkflowEvent& e,
     const Seen& step = e.steps[k];
     const Seen& revert = e.reverts[k];
     any_revert = any_revert || revert.received;
-    if (Answered(s.status()) && !step.refs.contains(AnswerRef(s.response()))) {
+    // Stored as rows, only the answers a reference reads are kept: a step
+    // whose answer is not kept has none to compare (its result rows do).
+    const bool kept = !state.rows() || s.answer_kept();
+    if (Answered(s.status()) && kept &&
+        !step.refs.contains(AnswerRef(s.response()))) {
       wrong(k,
             "is stored as answered 2xx with an answer the receiver never "
             "gave it");
+    }
+    if (state.rows() && Answered(s.status()) && !s.answer_kept() &&
+        !s.response().empty()) {
+      wrong(k, "is stored as rows with an answer nothing reads");
     }
     if (s.status() == storage::STEP_STATUS_REVERTED && revert.refs.empty()) {
       wrong(k, "is stored as reverted, but its revert never got a 2xx");

@@ -1,7 +1,8 @@
 // Copyright (c) edge-outbox authors.
 //
-// Workflows across a power cut (issue 13's acceptance), deterministic: a
-// store over the fault-injecting file system, an agent sending to an
+// Workflows across a power cut (issue 13's acceptance), deterministic, each
+// case with workflows stored whole and as rows (the parameter): a store
+// over the fault-injecting file system, an agent sending to an
 // in-process receiver that answers as scripted, and the power cut at a
 // named crash point (lib/crash_points.h). After the reopen a new agent goes
 // on, and the receiver's log says what was sent again:
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "agent/workflow/rows.h"
 #include "agent/workflow/step_id.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -74,7 +76,9 @@ std::string Config() {
   return config;
 }
 
-class WorkflowPowerCutTest : public ::testing::Test {
+// The parameter: workflows written as rows (feature workflow_rows, the
+// next release's writer: agent/workflow/rows.h) or as states stored whole.
+class WorkflowPowerCutTest : public ::testing::TestWithParam<bool> {
  protected:
   WorkflowPowerCutTest()
       : fs_(std::make_shared<FaultInjectionFileSystem>()),
@@ -83,12 +87,14 @@ class WorkflowPowerCutTest : public ::testing::Test {
         receiver_(/*seed=*/1, AnswerWeights{100, 0, 0, 0, 0, 0}) {}
 
   void SetUp() override {
+    workflow::TEST_SetWriteRows(GetParam());
     options_.tables = {"sales"};
     options_.clock = &clock_;
     ASSERT_NO_FATAL_FAILURE(Open());
   }
 
   void TearDown() override {
+    workflow::TEST_SetWriteRows(workflow::kWriteWorkflowRows);
     internal::TEST_SetCrashHook(nullptr);
     agent_.reset();
     if (store_ != nullptr) store_->Close().IgnoreError();
@@ -191,7 +197,7 @@ std::vector<std::string> FourSteps(const std::string& id) {
   return {Step(id, "a"), Step(id, "b"), Step(id, "c"), Step(id, "d")};
 }
 
-TEST_F(WorkflowPowerCutTest, CutAfterStepTwoIsSyncedResumesAtStepThree) {
+TEST_P(WorkflowPowerCutTest, CutAfterStepTwoIsSyncedResumesAtStepThree) {
   const std::string id = CommitOrder();
   // Step c is about to leave: a's and b's results are synced.
   CutAt(internal::kWorkflowStepBeforeSend, 3);
@@ -203,7 +209,7 @@ TEST_F(WorkflowPowerCutTest, CutAfterStepTwoIsSyncedResumesAtStepThree) {
   EXPECT_EQ(Stored(id).phase(), storage::WORKFLOW_PHASE_COMPLETED);
 }
 
-TEST_F(WorkflowPowerCutTest, CutBeforeStepTwosResultIsSyncedResendsItsId) {
+TEST_P(WorkflowPowerCutTest, CutBeforeStepTwosResultIsSyncedResendsItsId) {
   const std::string id = CommitOrder();
   // b's answer is written, not synced: the cut takes it.
   CutAt(internal::kWorkflowStepBeforeSync, 2);
@@ -218,7 +224,7 @@ TEST_F(WorkflowPowerCutTest, CutBeforeStepTwosResultIsSyncedResendsItsId) {
   EXPECT_EQ(Stored(id).phase(), storage::WORKFLOW_PHASE_COMPLETED);
 }
 
-TEST_F(WorkflowPowerCutTest, CutInCompensationRevertsTheRestLastFirst) {
+TEST_P(WorkflowPowerCutTest, CutInCompensationRevertsTheRestLastFirst) {
   receiver_.Script({Answer::kOk, Answer::kOk, Answer::kOk,
                     Answer::kBadRequest});  // d fails for good
   const std::string id = CommitOrder();
@@ -250,7 +256,7 @@ TEST_F(WorkflowPowerCutTest, CutInCompensationRevertsTheRestLastFirst) {
   EXPECT_OUTBOX_OK(store_->FindDeadLetter(id));  // compensated: given up
 }
 
-TEST_F(WorkflowPowerCutTest,
+TEST_P(WorkflowPowerCutTest,
        CutBeforeStepTwosResultThenACancelResendsAndRevertsIt) {
   const std::string id = CommitOrder();
   // b's 2xx is in, its result not written: nothing but b's mark says it
@@ -277,7 +283,7 @@ TEST_F(WorkflowPowerCutTest,
   EXPECT_EQ(state.steps(0).status(), storage::STEP_STATUS_REVERTED);
 }
 
-TEST_F(WorkflowPowerCutTest, CutBeforeTheFirstMarkIsSyncedSendsNothing) {
+TEST_P(WorkflowPowerCutTest, CutBeforeTheFirstMarkIsSyncedSendsNothing) {
   const std::string id = CommitOrder();
   CutAt(internal::kWorkflowMarkBeforeSync, 1);
   ASSERT_NO_FATAL_FAILURE(RunUntilThePowerGoesAndRestart());
@@ -286,7 +292,7 @@ TEST_F(WorkflowPowerCutTest, CutBeforeTheFirstMarkIsSyncedSendsNothing) {
   EXPECT_EQ(Received(), FourSteps(id));
 }
 
-TEST_F(WorkflowPowerCutTest, CutBeforeTheCompletionIsSyncedResendsTheLastStep) {
+TEST_P(WorkflowPowerCutTest, CutBeforeTheCompletionIsSyncedResendsTheLastStep) {
   const std::string id = CommitOrder();
   // d's result and the completion are one write, synced with the
   // acknowledgements: the cut takes both.
@@ -306,7 +312,7 @@ TEST_F(WorkflowPowerCutTest, CutBeforeTheCompletionIsSyncedResendsTheLastStep) {
   EXPECT_EQ(stats->dead_letters, 0u);
 }
 
-TEST_F(WorkflowPowerCutTest,
+TEST_P(WorkflowPowerCutTest,
        ACancelThatKeptTheCompletionIsSyncedBeforeTheFirstRevert) {
   const std::string id = CommitOrder();
   // The cancel lands while d is in flight; the store keeps d's completion
@@ -335,6 +341,11 @@ TEST_F(WorkflowPowerCutTest,
                           Revert(id, "b"), Revert(id, "a")));
   EXPECT_EQ(Stored(id).phase(), storage::WORKFLOW_PHASE_COMPENSATED);
 }
+
+INSTANTIATE_TEST_SUITE_P(Writers, WorkflowPowerCutTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& i) {
+                           return std::string(i.param ? "Rows" : "States");
+                         });
 
 }  // namespace
 }  // namespace outbox::testing

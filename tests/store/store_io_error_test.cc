@@ -46,6 +46,17 @@ class StoreIoErrorTest : public ::testing::Test {
     return store_->Commit(txn);
   }
 
+  // Settles `st` while every log write fails: kUnavailable, the store
+  // refuses writes until reopened.
+  void ExpectSettleFailsInTheLog(const Settlement& st) {
+    testing::ErrorInjection eio;
+    eio.error = testing::ErrorInjection::Error::kIOError;
+    eio.file_kinds = testing::kWalFile;
+    fs_->InjectErrors(eio);
+    EXPECT_STATUS_CODE(store_->Settle({st}), absl::StatusCode::kUnavailable);
+    fs_->ClearErrors();
+  }
+
   void ExpectNeither(const std::string& sale) {
     EXPECT_STATUS_CODE(store_->Get("sales", sale), absl::StatusCode::kNotFound);
     auto stats = store_->GetStats();
@@ -166,12 +177,7 @@ TEST_F(StoreIoErrorTest, FailedFirstWorkflowWriteRecordsNoFeature) {
   step.kind = Settlement::Kind::kStepDone;
   step.event = due->events[0];
   step.workflow_state = state.SerializeAsString();
-  testing::ErrorInjection eio;
-  eio.error = testing::ErrorInjection::Error::kIOError;
-  eio.file_kinds = testing::kWalFile;
-  fs_->InjectErrors(eio);
-  EXPECT_STATUS_CODE(store_->Settle({step}), absl::StatusCode::kUnavailable);
-  fs_->ClearErrors();
+  ExpectSettleFailsInTheLog(step);
 
   Reopen();
   EXPECT_STATUS_CODE(store_->GetWorkflow(step.event.id),
@@ -192,6 +198,64 @@ TEST_F(StoreIoErrorTest, FailedFirstWorkflowWriteRecordsNoFeature) {
   ASSERT_EQ(report->features.size(), 1u);
   EXPECT_EQ(report->features[0].rfind("incompat:workflows (", 0), 0u)
       << report->features[0];
+}
+
+// A state stored whole becomes rows in one batch, with the feature
+// workflow_rows: when that write fails, a reopen shows the state as it was
+// and no feature; the retried write converts it and records the feature.
+TEST_F(StoreIoErrorTest, FailedFirstRowsWriteKeepsTheStateStoredWhole) {
+  ASSERT_OUTBOX_OK(CommitSale("order-1"));
+  auto due = store_->NextDue(1);
+  ASSERT_OUTBOX_OK(due);
+  ASSERT_EQ(due->events.size(), 1u);
+  storage::WorkflowState state;
+  state.set_phase(storage::WORKFLOW_PHASE_FORWARD);
+  storage::WorkflowStepState* step0 = state.add_steps();
+  step0->set_name("reserve");
+  step0->set_sent(true);
+  step0->set_request("{\"sku\":1}");
+  Settlement mark;
+  mark.kind = Settlement::Kind::kStepDone;
+  mark.event = due->events[0];
+  mark.workflow_state = state.SerializeAsString();
+  ASSERT_OUTBOX_OK(store_->Settle({mark}));
+  ASSERT_OUTBOX_OK(store_->Sync());
+  state.set_rows(true);
+  step0->set_status(storage::STEP_STATUS_DONE);
+  state.set_next_step(1);
+  Settlement done = mark;
+  done.workflow_state = state.SerializeAsString();
+  ExpectSettleFailsInTheLog(done);
+
+  Reopen();
+  auto stored = store_->GetWorkflow(mark.event.id);
+  ASSERT_OUTBOX_OK(stored);
+  storage::WorkflowState read;
+  ASSERT_TRUE(read.ParseFromString(stored->state));
+  EXPECT_FALSE(read.rows());
+  EXPECT_EQ(read.steps(0).request(), "{\"sku\":1}");
+  EXPECT_EQ(read.steps(0).status(), storage::STEP_STATUS_UNSPECIFIED);
+  auto report = store_->Verify();
+  ASSERT_OUTBOX_OK(report);
+  EXPECT_TRUE(report->problems.empty());
+  ASSERT_EQ(report->features.size(), 1u);
+  EXPECT_EQ(report->features[0].rfind("incompat:workflows (", 0), 0u);
+
+  auto settled = store_->Settle({done});
+  ASSERT_OUTBOX_OK(settled);
+  ASSERT_EQ(settled->applied, 1u);
+  ASSERT_OUTBOX_OK(store_->Sync());
+  Reopen();
+  stored = store_->GetWorkflow(mark.event.id);
+  ASSERT_OUTBOX_OK(stored);
+  ASSERT_TRUE(read.ParseFromString(stored->state));
+  EXPECT_TRUE(read.rows());
+  EXPECT_EQ(read.steps(0).status(), storage::STEP_STATUS_DONE);
+  report = store_->Verify();
+  ASSERT_OUTBOX_OK(report);
+  EXPECT_TRUE(report->problems.empty());
+  ASSERT_EQ(report->features.size(), 2u);
+  EXPECT_EQ(report->features[1].rfind("incompat:workflow_rows (", 0), 0u);
 }
 
 }  // namespace

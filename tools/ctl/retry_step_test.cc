@@ -138,5 +138,31 @@ TEST_F(CtlRetryStepTest, APlainDeadLetterIsNotFoundAndPointsAtReplay) {
   EXPECT_THAT(r.err, HasSubstr("outboxctl replay"));
 }
 
+// A workflow stored as rows is resumed as rows: the steps that run again
+// lose their rows, the others keep theirs and their kept answers.
+TEST_F(CtlRetryStepTest, ResumesAWorkflowStoredAsRowsAsRows) {
+  storage::WorkflowState compensated =
+      State(storage::WORKFLOW_PHASE_COMPENSATED,
+            {Step("fraud", storage::STEP_STATUS_NO_REVERT),
+             Step("reserve", storage::STEP_STATUS_FAILED)});
+  compensated.set_rows(true);
+  compensated.mutable_steps(0)->set_answer_kept(true);
+  compensated.mutable_steps(0)->set_response("{\"case\":7}");
+  compensated.set_cause("reserve: HTTP 500");
+  compensated.set_next_revert(-1);
+  const std::string id =
+      MakeWorkflow(Settlement::Kind::kDeadLetter, compensated);
+  sink::ExitResult r = Ctl({"retry-step", id, "reserve"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const storage::WorkflowState state = StoredState(id);
+  EXPECT_TRUE(state.rows());
+  EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_FORWARD);
+  EXPECT_EQ(state.next_step(), 1u);
+  ASSERT_EQ(state.steps_size(), 1);
+  EXPECT_EQ(state.steps(0).status(), storage::STEP_STATUS_DONE);
+  EXPECT_EQ(state.steps(0).response(), "{\"case\":7}");
+  EXPECT_EQ(Ctl({"verify"}).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace outbox::ctl

@@ -165,5 +165,30 @@ TEST_F(CtlShowWorkflowTest, AnEventWithoutAWorkflowHasNoWorkflowMember) {
   EXPECT_THAT(Ctl({"show", id}).out, Not(HasSubstr("workflow:")));
 }
 
+// Stored as rows (feature workflow_rows): no request is stored (it is
+// derived from the event again), and only the answers a reference reads.
+TEST_F(CtlShowWorkflowTest, AWorkflowStoredAsRowsSaysWhatIsNotStored) {
+  storage::WorkflowState state =
+      State(storage::WORKFLOW_PHASE_NEEDS_ATTENTION,
+            {Step("reserve", storage::STEP_STATUS_DONE),
+             Step("fraud", storage::STEP_STATUS_NO_REVERT)});
+  state.set_rows(true);
+  state.mutable_steps(0)->set_answer_kept(true);
+  state.mutable_steps(0)->set_response("{\"id\":\"r-1\"}");
+  state.mutable_steps(1)->set_response("dropped: nobody reads it");
+  const std::string id = MakeWorkflow(Settlement::Kind::kDeadLetter, state);
+  sink::ExitResult r = Ctl({"show", id});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(" 0 reserve done dest=reserve-service "
+                               "http=200 request=derived response=12B\n"));
+  EXPECT_THAT(r.out, HasSubstr("request=derived response=not kept\n"));
+  const nlohmann::json j = Json(Ctl({"show", id, "--json", "--bodies"}));
+  const nlohmann::json& steps = j["workflow"]["steps"];
+  EXPECT_EQ(Field(steps[0], "response"), "{\"id\":\"r-1\"}");
+  EXPECT_FALSE(steps[0].contains("request")) << steps[0].dump();
+  EXPECT_FALSE(steps[1].contains("response")) << steps[1].dump();
+  EXPECT_EQ(steps[1]["answer_kept"], false);
+}
+
 }  // namespace
 }  // namespace outbox::ctl

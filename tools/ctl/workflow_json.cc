@@ -26,15 +26,23 @@ void SetBody(const std::string& name, const std::string& body, bool truncated,
 }
 
 nlohmann::ordered_json StepJson(int index, const storage::WorkflowStepState& s,
-                                bool with_bodies) {
+                                bool rows, bool with_bodies) {
   nlohmann::ordered_json j = {{"index", index}};
   SetBytes("name", s.name(), &j);
   j["status"] = StepStatusName(s.status());
   j["sent"] = s.sent();
   SetBytes("destination", s.destination(), &j);
   j["http_status"] = HttpStatusJson(s.http_status());
-  SetBody("request", s.request(), false, with_bodies, &j);
-  SetBody("response", s.response(), s.response_truncated(), with_bodies, &j);
+  if (rows) {
+    // Stored as rows: no request (derived from the event again), and an
+    // answer only where a reference reads it.
+    j["answer_kept"] = s.answer_kept();
+  } else {
+    SetBody("request", s.request(), false, with_bodies, &j);
+  }
+  if (!rows || s.answer_kept()) {
+    SetBody("response", s.response(), s.response_truncated(), with_bodies, &j);
+  }
   return j;
 }
 
@@ -78,7 +86,7 @@ nlohmann::ordered_json WorkflowJson(const WorkflowView& w, bool with_bodies) {
   SetTime("finished", StoredTime(s.finished_unix_ms()), &j);
   nlohmann::ordered_json steps = nlohmann::ordered_json::array();
   for (int i = 0; i < s.steps_size(); ++i) {
-    steps.push_back(StepJson(i, s.steps(i), with_bodies));
+    steps.push_back(StepJson(i, s.steps(i), s.rows(), with_bodies));
   }
   j["steps"] = std::move(steps);
   nlohmann::ordered_json results = nlohmann::ordered_json::array();

@@ -40,12 +40,19 @@ void AppendSteps(const storage::WorkflowState& s, bool with_bodies,
   absl::StrAppend(out, "  steps (", s.steps_size(), "):\n");
   for (int i = 0; i < s.steps_size(); ++i) {
     const storage::WorkflowStepState& step = s.steps(i);
+    // Stored as rows: requests are derived from the event again (the
+    // result table has what was sent), answers kept only where read.
+    const std::string request =
+        s.rows() ? "derived" : Size(step.request(), false);
+    const std::string response =
+        s.rows() && !step.answer_kept()
+            ? "not kept"
+            : Size(step.response(), step.response_truncated());
     absl::StrAppend(out, "    ", i, " ", Quote(step.name()), " ",
                     StepStatusName(step.status()), step.sent() ? " sent" : "",
                     " dest=", Quote(step.destination()),
                     " http=", HttpStatusText(step.http_status()),
-                    " request=", Size(step.request(), false), " response=",
-                    Size(step.response(), step.response_truncated()), "\n");
+                    " request=", request, " response=", response, "\n");
     if (!with_bodies) continue;
     AppendBody("      ", "request", step.request(), false, out);
     AppendBody("      ", "response", step.response(), step.response_truncated(),
