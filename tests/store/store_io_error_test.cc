@@ -39,6 +39,15 @@ class StoreIoErrorTest : public ::testing::Test {
     store_ = std::move(*store);
   }
 
+  // Commits "order-1" and takes its event, as the agent's NextDue would.
+  void CommitAndTakeOrder(PendingEvent* order) {
+    ASSERT_OUTBOX_OK(CommitSale("order-1"));
+    auto due = store_->NextDue(1);
+    ASSERT_OUTBOX_OK(due);
+    ASSERT_EQ(due->events.size(), 1u);
+    *order = due->events[0];
+  }
+
   absl::StatusOr<CommitResult> CommitSale(const std::string& sale) {
     Txn txn;
     txn.Put("sales", sale, "12.50");
@@ -166,16 +175,14 @@ TEST_F(StoreIoErrorTest, DiskFullRecoversWithoutReopenWhenSpaceReturns) {
 // row: when that write fails, a reopen shows neither, and the retried write
 // records both.
 TEST_F(StoreIoErrorTest, FailedFirstWorkflowWriteRecordsNoFeature) {
-  ASSERT_OUTBOX_OK(CommitSale("order-1"));
-  auto due = store_->NextDue(1);
-  ASSERT_OUTBOX_OK(due);
-  ASSERT_EQ(due->events.size(), 1u);
+  PendingEvent order;
+  ASSERT_NO_FATAL_FAILURE(CommitAndTakeOrder(&order));
   storage::WorkflowState state;
   state.set_phase(storage::WORKFLOW_PHASE_FORWARD);
   state.set_next_step(1);
   Settlement step;
   step.kind = Settlement::Kind::kStepDone;
-  step.event = due->events[0];
+  step.event = order;
   step.workflow_state = state.SerializeAsString();
   ExpectSettleFailsInTheLog(step);
 
@@ -204,10 +211,8 @@ TEST_F(StoreIoErrorTest, FailedFirstWorkflowWriteRecordsNoFeature) {
 // workflow_rows: when that write fails, a reopen shows the state as it was
 // and no feature; the retried write converts it and records the feature.
 TEST_F(StoreIoErrorTest, FailedFirstRowsWriteKeepsTheStateStoredWhole) {
-  ASSERT_OUTBOX_OK(CommitSale("order-1"));
-  auto due = store_->NextDue(1);
-  ASSERT_OUTBOX_OK(due);
-  ASSERT_EQ(due->events.size(), 1u);
+  PendingEvent order;
+  ASSERT_NO_FATAL_FAILURE(CommitAndTakeOrder(&order));
   storage::WorkflowState state;
   state.set_phase(storage::WORKFLOW_PHASE_FORWARD);
   storage::WorkflowStepState* step0 = state.add_steps();
@@ -216,7 +221,7 @@ TEST_F(StoreIoErrorTest, FailedFirstRowsWriteKeepsTheStateStoredWhole) {
   step0->set_request("{\"sku\":1}");
   Settlement mark;
   mark.kind = Settlement::Kind::kStepDone;
-  mark.event = due->events[0];
+  mark.event = order;
   mark.workflow_state = state.SerializeAsString();
   ASSERT_OUTBOX_OK(store_->Settle({mark}));
   ASSERT_OUTBOX_OK(store_->Sync());
