@@ -64,16 +64,17 @@ void StoreImpl::SyncerLoop() {
     // the producers' fsyncs with the agent.
     const absl::Status synced =
         durable_mark_.load() < wanted ? SyncOnce(&broke) : absl::OkStatus();
+    sync_mu_.Lock();
+    // Recorded before the wakeup: the requester's next RequestSync sees it.
+    if (broke) sync_error_ = synced;
+    // (A store that already refused writes, a full disk say, is not synced:
+    // the request is dropped, and the next write says why. After a reopen,
+    // everything written before it is durable: ReopenAfterFullDiskLocked.)
+    answered = wanted;
+    sync_mu_.Unlock();
     Wake();  // the requester looks at DurableMark (or at the error)
     sync_mu_.Lock();
-    if (broke) {
-      sync_error_ = synced;
-      return;
-    }
-    // A store that already refused writes (a full disk, say) is not synced:
-    // the request is dropped, and the next write says why. After a reopen,
-    // everything written before it is durable (ReopenAfterFullDiskLocked).
-    answered = wanted;
+    if (broke) return;
   }
 }
 
