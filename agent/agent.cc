@@ -16,10 +16,12 @@
 
 #include <sys/epoll.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "agent/agent_impl.h"
@@ -42,10 +44,41 @@ AgentStats Add(AgentStats a, const AgentStats& b) {
   return a;
 }
 
+bool SameClass(const EventClass& a, const EventClass& b) {
+  return a.name == b.name && a.event_types == b.event_types &&
+         a.priority == b.priority &&
+         a.max_pending_events == b.max_pending_events &&
+         a.max_pending_bytes == b.max_pending_bytes && a.on_full == b.on_full &&
+         a.evictable == b.evictable && a.fiscal == b.fiscal &&
+         a.keep_evicted == b.keep_evicted && a.expire_after == b.expire_after;
+}
+
+// A configuration that names classes must name the ones the store enforces
+// (they are store options, fixed while it is open): otherwise an operator
+// would read limits and priorities in the file that nothing applies.
+absl::Status CheckClasses(const AgentConfig& config, const Store& store) {
+  const std::vector<EventClass>& stored = store.event_classes();
+  if (config.classes.empty() ||
+      std::equal(config.classes.begin(), config.classes.end(), stored.begin(),
+                 stored.end(), SameClass)) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the configuration's classes differ from the ", stored.size(),
+      " the store was opened with (Options::event_classes): the store "
+      "enforces them at every commit, so open it with the configuration's "
+      "(outbox::LoadEventClasses), restarting the program that opens it"));
+}
+
 absl::StatusOr<AgentConfig> ReadConfig(const std::string& path,
-                                       const std::string& text) {
-  return !path.empty() ? LoadAgentConfig(path)
-                       : ParseAgentConfig(text, "config_text");
+                                       const std::string& text,
+                                       const Store& store) {
+  OUTBOX_ASSIGN_OR_RETURN(AgentConfig config,
+                          !path.empty()
+                              ? LoadAgentConfig(path)
+                              : ParseAgentConfig(text, "config_text"));
+  OUTBOX_RETURN_IF_ERROR(CheckClasses(config, store));
+  return config;
 }
 
 class ReloadableAgent final : public Agent {
@@ -199,7 +232,8 @@ std::unique_ptr<HttpTransport> ReloadableAgent::Retire() {
 absl::Status ReloadableAgent::Reload(const std::string& config_path,
                                      const std::string& config_text) {
   OUTBOX_RETURN_IF_ERROR(Running());
-  absl::StatusOr<AgentConfig> config = ReadConfig(config_path, config_text);
+  absl::StatusOr<AgentConfig> config =
+      ReadConfig(config_path, config_text, *store_);
   if (!config.ok()) {
     Log(LogSeverity::kError, LogEvent::kConfigReloadRefused,
         absl::StrCat("reload: ", config.status().ToString(),
@@ -245,6 +279,12 @@ absl::Status ReloadableAgent::Reload(const std::string& config_path,
 
 }  // namespace
 
+absl::StatusOr<std::vector<EventClass>> LoadEventClasses(
+    const std::string& config_path) {
+  OUTBOX_ASSIGN_OR_RETURN(AgentConfig config, LoadAgentConfig(config_path));
+  return std::move(config.classes);
+}
+
 absl::StatusOr<std::unique_ptr<Agent>> Agent::Create(Store* store,
                                                      AgentOptions options) {
   return CreateAgentForTest(store, std::move(options), AgentTestOptions());
@@ -255,8 +295,9 @@ absl::StatusOr<std::unique_ptr<Agent>> CreateAgentForTest(
   if (store == nullptr) {
     return absl::InvalidArgumentError("Agent::Create: store is null");
   }
-  OUTBOX_ASSIGN_OR_RETURN(AgentConfig config,
-                          ReadConfig(options.config_path, options.config_text));
+  OUTBOX_ASSIGN_OR_RETURN(
+      AgentConfig config,
+      ReadConfig(options.config_path, options.config_text, *store));
   auto agent =
       std::make_unique<ReloadableAgent>(store, std::move(options), test);
   OUTBOX_RETURN_IF_ERROR(agent->Start(std::move(config)));

@@ -299,10 +299,12 @@ absl::Status AgentImpl::Step() {
   const absl::Time steady = Steady();
   OUTBOX_RETURN_IF_ERROR(StartDueEvents());
   OUTBOX_RETURN_IF_ERROR(Housekeeping(steady));
+  OUTBOX_RETURN_IF_ERROR(CheckClasses(steady));
   OUTBOX_RETURN_IF_ERROR(SyncIfDue(/*now_please=*/idle_));
   WriteMetricsIfDue(steady);
 
-  absl::Time wake = std::min({next_due_, next_housekeeping_, next_metrics_});
+  absl::Time wake = std::min(
+      {next_due_, next_housekeeping_, next_metrics_, next_class_check_});
   if (steady < store_full_until_) wake = std::min(wake, store_full_until_);
   if (unsynced_) {
     wake = std::min(wake, unsynced_since_ + config_.agent.ack_sync_interval);

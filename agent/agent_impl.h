@@ -268,6 +268,18 @@ class AgentImpl final {
   // once when `now_please` (the agent is idle or stopping).
   absl::Status SyncIfDue(bool now_please);
   absl::Status Housekeeping(absl::Time steady);
+
+  // --- Event classes (agent_classes.cc) ---
+  // Every kClassCheck: expires what the store's classes say is too old
+  // (only while the clock is trusted), and logs evictions and expiries
+  // since the last check, one record each.
+  absl::Status CheckClasses(absl::Time steady);
+  absl::Status Expire();
+  // The wall-clock time expiry may use: now, but never more than the
+  // monotonic clock has run since the clock was last found trusted, so a
+  // wall clock that jumps ahead expires nothing early.
+  absl::Time ExpiryNow();
+  void ReportGivenUp();
   // Whether `destination`'s rate limit lets a request start now; if not,
   // when it will (rate_wake_).
   bool RateAllows(const Destination& destination, absl::Time steady);
@@ -377,6 +389,14 @@ class AgentImpl final {
   // Steady() times.
   absl::Time next_due_ = absl::InfinitePast();  // from the last NextDue
   absl::Time next_housekeeping_ = absl::InfinitePast();
+  static constexpr absl::Duration kClassCheck = absl::Seconds(10);
+  absl::Time next_class_check_ = absl::InfinitePast();
+  // ExpiryNow's reference: a trusted wall-clock reading and the Steady()
+  // time it was taken (InfinitePast: none yet).
+  absl::Time expiry_wall_ = absl::InfinitePast();
+  absl::Time expiry_steady_ = absl::InfinitePast();
+  // Stats' evicted_total and expired_total at the last report.
+  std::optional<uint64_t> evicted_seen_, expired_seen_;
   static constexpr absl::Duration kFullDiskPause = absl::Seconds(5);
   absl::Time store_full_until_ = absl::InfinitePast();
   bool idle_ = false;  // the last round started nothing and nothing is due

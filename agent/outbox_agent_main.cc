@@ -187,6 +187,7 @@ int main(int argc, char** argv) {
   options.tables = *tables;
   options.create_if_missing = false;
   options.memory_profile = settings->agent.memory_profile;
+  options.event_classes = settings->classes;
   auto store = outbox::Store::Open(options, db);
   if (!store.ok()) return Fail("opening the store", store.status());
 

@@ -68,7 +68,7 @@ absl::Status AddIdempotencyRecord(const Txn& txn, const CommitContext& context,
 }
 
 storage::OutboxEntry NewEntry(const Txn& txn, const Txn::EmittedEvent& e,
-                              absl::Time now) {
+                              absl::Time now, int64_t clock_mark_ms) {
   storage::OutboxEntry entry;
   entry.set_event_id(e.id);
   entry.set_type(e.event.type);
@@ -77,6 +77,12 @@ storage::OutboxEntry NewEntry(const Txn& txn, const Txn::EmittedEvent& e,
   entry.set_content_type(e.event.content_type);
   entry.set_destination(e.event.destination);
   entry.set_created_unix_ms(ToStoredMillis(now));
+  // Behind by more than a minute: not two commits racing past each other's
+  // mark in the writer queue, but a clock set back (a stale RTC at boot).
+  constexpr int64_t kBehindMs = 60 * 1000;
+  if (ToStoredMillis(now) < clock_mark_ms - kBehindMs) {
+    entry.set_created_clock_behind(true);
+  }
   entry.set_scheduled_unix_ms(ToStoredMillis(now));
   entry.set_next_attempt_unix_ms(
       ToStoredMillis(std::max(now, e.event.deliver_after)));
@@ -138,7 +144,8 @@ absl::StatusOr<CommitBatch> BuildCommitBatch(const Txn& txn,
   OUTBOX_RETURN_IF_ERROR(AddIdempotencyRecord(txn, context, &out.batch));
   out.after = context.before;
   for (const Txn::EmittedEvent& e : txn.events()) {
-    storage::OutboxEntry entry = NewEntry(txn, e, context.now);
+    storage::OutboxEntry entry =
+        NewEntry(txn, e, context.now, context.clock_mark_ms);
     entry.set_seq(out.after.next_seq());
     const std::string value = Encode(entry);
     queue_state::Append(value.size(), &out.after);

@@ -47,6 +47,10 @@ struct CommitContext {
   // Test-only broken variant (StoreTestOptions::split_commit_batches): the
   // records go to CommitBatch::records instead of the one batch.
   bool records_apart = false;
+  // The store's wall-clock mark (Store::WallClockMark, Unix ms; 0: none): a
+  // `now` more than a minute behind it is known wrong, and the entries say
+  // so (OutboxEntry.created_clock_behind).
+  int64_t clock_mark_ms = 0;
 };
 
 // One committed event, as the queue index needs it.

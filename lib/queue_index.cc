@@ -35,16 +35,21 @@ uint32_t QueueIndex::LaneOf(absl::string_view destination,
                                        type.size(), ":", type, target);
   auto [it, inserted] = lane_ids_.try_emplace(key, lanes_.size());
   if (inserted) {
-    lanes_.push_back(Lane{LaneInfo{std::string(destination), std::string(type),
-                                   std::string(target)},
-                          {}});
+    LaneInfo info{std::string(destination), std::string(type),
+                  std::string(target)};
+    if (classes_ != nullptr) {
+      info.cls = classes_->Classify(type);
+      info.priority = classes_->Priority(info.cls);
+    }
+    lanes_.push_back(Lane{std::move(info), {}});
   }
   last_lane_ = it->second;
   return it->second;
 }
 
 void QueueIndex::Add(uint64_t seq, absl::string_view ordering_key,
-                     uint32_t lane, int64_t due, uint32_t bytes) {
+                     uint32_t lane, int64_t due, uint32_t bytes,
+                     int64_t added_at) {
   const Slot slot{due, lane, bytes};
   // Seqs are added in ascending order but for replays: at the end, no search.
   if (seqs_.empty() || seqs_.rbegin()->first < seq) {
@@ -52,6 +57,7 @@ void QueueIndex::Add(uint64_t seq, absl::string_view ordering_key,
   } else {
     seqs_.emplace(seq, slot);
   }
+  Count(seq, slot, +1, added_at);
   if (ordering_key.empty()) {
     MakeReady(seq, slot);
     return;
@@ -67,6 +73,7 @@ void QueueIndex::Remove(uint64_t seq, absl::string_view ordering_key) {
   if (slot_it == seqs_.end() || slot_it->second.lane == kNoLane) return;
   const Slot slot = slot_it->second;
   seqs_.erase(slot_it);
+  Count(seq, slot, -1, 0);
   if (ordering_key.empty()) {
     UnmakeReady(seq, slot);
     return;
@@ -123,6 +130,8 @@ void QueueIndex::Reschedule(uint64_t seq, absl::string_view ordering_key,
   const bool ready = IsReady(seq, ordering_key);
   if (ready) UnmakeReady(seq, slot);
   slot.due = due;
+  ClassTally& t = tallies_[lanes_[slot.lane].info.cls];
+  t.bytes = t.bytes - slot.bytes + bytes;
   slot.bytes = bytes;
   if (ready) MakeReady(seq, slot);
 }
@@ -161,6 +170,28 @@ void QueueIndex::RemoveUndecodable(uint64_t seq) {
   if (undecodable_.erase(seq) > 0) seqs_.erase(seq);
 }
 
+void QueueIndex::Count(uint64_t seq, const Slot& slot, int64_t sign,
+                       int64_t added_at) {
+  const uint16_t cls = lanes_[slot.lane].info.cls;
+  if (tallies_.size() <= cls) tallies_.resize(cls + 1);
+  ClassTally& t = tallies_[cls];
+  const bool ordered = classes_ != nullptr && classes_->NeedsOrder(cls);
+  if (sign > 0) {
+    ++t.count;
+    t.bytes += slot.bytes;
+    if (ordered) t.seqs.emplace(seq, added_at);
+  } else {
+    --t.count;
+    t.bytes -= slot.bytes;
+    if (ordered) t.seqs.erase(seq);
+  }
+}
+
+const QueueIndex::ClassTally& QueueIndex::tally(uint16_t cls) const {
+  static const ClassTally* const kEmpty = new ClassTally;
+  return cls < tallies_.size() ? tallies_[cls] : *kEmpty;
+}
+
 size_t QueueIndex::ready_count() const {
   size_t n = 0;
   for (const Lane& l : lanes_) n += l.ready.size();
@@ -173,8 +204,14 @@ QueueIndex::Picked QueueIndex::PickDue(
   struct Cursor {
     Ready::const_iterator it, end;
     size_t budget;  // events this lane may still give
+    int priority;
   };
-  auto later = [](const Cursor& a, const Cursor& b) { return *b.it < *a.it; };
+  // A due event of a higher priority goes first; then (due, seq). The heap
+  // pops what is not later than every other.
+  auto later = [](const Cursor& a, const Cursor& b) {
+    if (a.priority != b.priority) return a.priority < b.priority;
+    return *b.it < *a.it;
+  };
   std::priority_queue<Cursor, std::vector<Cursor>, decltype(later)> heap(later);
   Picked picked;
   for (uint32_t id = 0; id < lanes_.size(); ++id) {
@@ -187,7 +224,8 @@ QueueIndex::Picked QueueIndex::PickDue(
     const LaneGate g = gate(id);
     if (g == LaneGate::kClosed) continue;
     heap.push(Cursor{ready.begin(), ready.end(),
-                     g == LaneGate::kOne ? size_t{1} : SIZE_MAX});
+                     g == LaneGate::kOne ? size_t{1} : SIZE_MAX,
+                     lanes_[id].info.priority});
   }
   while (!heap.empty() && picked.seqs.size() < limit) {
     Cursor c = heap.top();

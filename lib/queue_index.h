@@ -17,7 +17,10 @@
 //     event of its key (FIFO per key); the others wait in their key's queue;
 //   - every pending seq, in order, so that the queue's head and the first N
 //     pending events are found without walking the tombstones deliveries
-//     leave between live entries.
+//     leave between live entries;
+//   - per event class (lib/event_classes.h, classified once per lane): its
+//     pending count and bytes, for its limits, and for a class that may
+//     evict or expire, its pending seqs in order (the oldest first).
 // Due times are int64 on whatever clock the caller uses (the store uses a
 // monotonic clock, see store_open.cc), so wall-clock jumps do not move them.
 //
@@ -41,16 +44,23 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "lib/event_classes.h"
 #include "outbox/store.h"
 
 namespace outbox {
 
 class QueueIndex {
  public:
+  // `classes` is borrowed and must outlive the index; nullptr: no classes.
+  explicit QueueIndex(const EventClasses* classes = nullptr)
+      : classes_(classes) {}
+
   struct LaneInfo {
     std::string destination;
     std::string type;
-    std::string target;  // empty: none recorded
+    std::string target;                  // empty: none recorded
+    uint16_t cls = EventClasses::kNone;  // the type's class
+    int priority = 0;                    // the class's priority
   };
   // The lane of (destination, type, target), created on first use. Ids are
   // dense (0, 1, ...) and stable for the life of the index.
@@ -59,11 +69,12 @@ class QueueIndex {
   const LaneInfo& lane(uint32_t id) const { return lanes_[id].info; }
   size_t lane_count() const { return lanes_.size(); }
 
-  // Adds a pending event whose stored entry is `bytes` long. REQUIRES: `seq`
-  // is not in the index and is greater than every seq added before with the
-  // same non-empty `ordering_key` (commit order).
+  // Adds a pending event whose stored entry is `bytes` long, at index time
+  // `added_at` (the caller's clock, as due times). REQUIRES: `seq` is not in
+  // the index and is greater than every seq added before with the same
+  // non-empty `ordering_key` (commit order).
   void Add(uint64_t seq, absl::string_view ordering_key, uint32_t lane,
-           int64_t due, uint32_t bytes);
+           int64_t due, uint32_t bytes, int64_t added_at = 0);
 
   // Removes a pending event (delivered, dead-lettered); the next event of its
   // ordering key, if any, becomes ready. No-op if `seq` is not indexed.
@@ -104,10 +115,11 @@ class QueueIndex {
     // lane with nothing due yet; int64 max if none.
     int64_t next_due = std::numeric_limits<int64_t>::max();
   };
-  // Up to `limit` ready events due at `now`, in (due, seq) order across the
-  // lanes. `gate` is called once for each lane with an event due, and `skip`
-  // for each candidate; a skipped event is not picked but still holds its
-  // ordering key. Costs O(lanes + (limit + skipped) log lanes).
+  // Up to `limit` ready events due at `now`, in (priority, due, seq) order
+  // across the lanes, the highest priority first. `gate` is called once for
+  // each lane with an event due, and `skip` for each candidate; a skipped event
+  // is not picked but still holds its ordering key. Costs O(lanes + (limit +
+  // skipped) log lanes).
   Picked PickDue(int64_t now, size_t limit,
                  absl::FunctionRef<LaneGate(uint32_t lane)> gate,
                  absl::FunctionRef<bool(uint64_t seq)> skip) const;
@@ -129,6 +141,20 @@ class QueueIndex {
   const Ready& ready(uint32_t id) const { return lanes_[id].ready; }
   size_t ready_count() const;
   size_t keyed_events() const { return keyed_events_; }
+
+  // A class's pending events (decodable ones; undecodable entries have no
+  // type, hence no class).
+  struct ClassTally {
+    uint64_t count = 0;
+    uint64_t bytes = 0;
+    // Every pending seq of the class, ascending, with the index time it was
+    // added; kept only for a class that may evict or expire
+    // (EventClasses::NeedsOrder): others pay nothing.
+    absl::btree_map<uint64_t, int64_t> seqs;
+  };
+  const ClassTally& tally(uint16_t cls) const;
+  // The class of lane `id`.
+  uint16_t ClassOfLane(uint32_t id) const { return lanes_[id].info.cls; }
 
  private:
   // The pending seqs of one ordering key, oldest first: a vector with a
@@ -164,6 +190,10 @@ class QueueIndex {
   // True if `seq` is ready: unkeyed, or the head of its key.
   bool IsReady(uint64_t seq, absl::string_view ordering_key) const;
 
+  void Count(uint64_t seq, const Slot& slot, int64_t sign, int64_t added_at);
+
+  const EventClasses* classes_;
+  std::vector<ClassTally> tallies_;  // by class id, grown on first use
   std::vector<Lane> lanes_;
   absl::flat_hash_map<std::string, uint32_t> lane_ids_;
   uint32_t last_lane_ = kNoLane;  // LaneOf's last answer

@@ -216,6 +216,14 @@ absl::StatusOr<Stats> StoreImpl::GetStats() {
     stats.delivered_total = state_.delivered_total();
     stats.dead_letters_purged = state_.dead_purged_total();
     stats.workflows_needing_attention = state_.workflows_needing_attention();
+    stats.evicted_total = state_.evicted_total();
+    stats.evicted_deleted_total = state_.evicted_deleted_total();
+    stats.expired_total = state_.expired_total();
+    for (uint16_t cls = 1; cls < classes_.size(); ++cls) {
+      const QueueIndex::ClassTally& t = index_.tally(cls);
+      stats.classes.push_back({classes_.Get(cls)->name,
+                               classes_.Get(cls)->priority, t.count, t.bytes});
+    }
   }
   // The oldest pending event is the first decodable one from the head.
   std::optional<absl::Time> oldest;

@@ -62,8 +62,26 @@ absl::StatusOr<CommitResult> StoreImpl::CommitUntimed(const Txn& txn) {
                           idem_,
                           &tables_,
                           prior.expired_committed_ms,
-                          test_.split_commit_batches};
+                          test_.split_commit_batches,
+                          clock_mark_ms_.load()};
     OUTBOX_ASSIGN_OR_RETURN(CommitBatch commit, BuildCommitBatch(txn, context));
+    OUTBOX_ASSIGN_OR_RETURN(std::vector<uint64_t> victims,
+                            ClassRoomLocked(commit.events));
+    if (!victims.empty()) {
+      // An eviction reads the entries it gives up, so it is a serial write
+      // too; waiting for that lets the queue move, so look again.
+      if (!serial.has_value()) {
+        serial.emplace(this);
+        OUTBOX_RETURN_IF_ERROR(WritableLocked());
+        OUTBOX_ASSIGN_OR_RETURN(victims, ClassRoomLocked(commit.events));
+      }
+      // The room is made in a write of its own, before the commit's: a power
+      // cut between the two leaves the evicted events given up as their
+      // class allows and the commit not made (its caller never saw OK).
+      OUTBOX_RETURN_IF_ERROR(BuryLocked(victims, Burial{}));
+      context.before = tail_;
+      OUTBOX_ASSIGN_OR_RETURN(commit, BuildCommitBatch(txn, context));
+    }
     if (!txn.cancels().empty()) {
       OUTBOX_RETURN_IF_ERROR(AddCancelsLocked(txn, now, &commit));
     }
@@ -138,17 +156,24 @@ absl::Status StoreImpl::WriteCommitLocked(CommitBatch* commit,
     internal::CrashPoint(internal::kCommitBetweenSplitBatches);
   }
   // Indexed only once durable, so the agent never sends an event that a
-  // power cut could still take back.
-  OUTBOX_RETURN_IF_ERROR(WriteLocked(
+  // power cut could still take back. Meanwhile the class limits count them
+  // as queued.
+  QueueClassAddsLocked(commit->events, +1);
+  const absl::Status written = WriteLocked(
       commit->batch, commit->after, "commit", sync, [this, commit, built] {
+        QueueClassAddsLocked(commit->events, -1);
         const int64_t built_ms = ToStoredMillis(built);
         for (const CommittedEvent& e : commit->events) {
           index_.Add(e.seq, e.ordering_key,
                      index_.LaneOf(e.destination, e.type),
-                     IndexDue(e.due_ms, built_ms), e.bytes);
+                     IndexDue(e.due_ms, built_ms), e.bytes, IndexNow());
         }
         for (const std::string& id : commit->cancelled) UntargetIdLocked(id);
-      }));
+      });
+  if (!written.ok()) {
+    QueueClassAddsLocked(commit->events, -1);
+    return written;
+  }
   internal::CrashPoint(internal::kCommitAfterWrite);
   return absl::OkStatus();
 }

@@ -19,13 +19,16 @@
 #include "lib/slices.h"
 
 namespace outbox {
-StoreImpl::StoreImpl(const Options& options, std::string path, bool read_only,
+StoreImpl::StoreImpl(const Options& options, EventClasses classes,
+                     std::string path, bool read_only,
                      const StoreTestOptions& test)
     : options_(options),
+      classes_(std::move(classes)),
       path_(std::move(path)),
       read_only_(read_only),
       test_(test),
-      clock_(options.clock != nullptr ? options.clock : SystemClock()) {}
+      clock_(options.clock != nullptr ? options.clock : SystemClock()),
+      index_(&classes_) {}
 
 StoreImpl::~StoreImpl() { Close().IgnoreError(); }
 
@@ -103,7 +106,7 @@ absl::Status StoreImpl::ReopenAfterFullDiskLocked() {
   if (db_ != nullptr) {
     CloseDbLocked().IgnoreError();  // the failed write already said why
   }
-  index_ = QueueIndex();
+  index_ = QueueIndex(&classes_);
   absl::Status opened;
   {
     absl::WriterMutexLock w(&db_mu_);

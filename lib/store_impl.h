@@ -24,6 +24,7 @@
 #include "absl/synchronization/mutex.h"
 #include "lib/batch_group.h"
 #include "lib/commit_batch.h"
+#include "lib/event_classes.h"
 #include "lib/latency_histogram.h"
 #include "lib/queue_index.h"
 #include "lib/rocks_options.h"
@@ -110,6 +111,10 @@ class StoreImpl final : public Store {
   absl::Status MoveToDeadLetters(const PendingEvent& event,
                                  absl::string_view reason) override;
   absl::Status Quarantine(uint64_t seq) override;
+  absl::StatusOr<size_t> ExpirePending(absl::Time now, size_t limit) override;
+  const std::vector<EventClass>& event_classes() const override {
+    return options_.event_classes;
+  }
   absl::Status Replay(absl::string_view event_id) override;
   absl::StatusOr<std::vector<PendingEvent>> ListPending(size_t limit) override;
   absl::StatusOr<std::vector<DeadLetter>> ListDeadLetters(
@@ -152,8 +157,8 @@ class StoreImpl final : public Store {
       const Options&, const std::string&, rocksdb::Env*, bool,
       const StoreTestOptions&);
 
-  StoreImpl(const Options& options, std::string path, bool read_only,
-            const StoreTestOptions& test);
+  StoreImpl(const Options& options, EventClasses classes, std::string path,
+            bool read_only, const StoreTestOptions& test);
 
   // --- Open steps (store_open.cc) ---
   absl::Status OpenDb(rocksdb::Env* env)
@@ -344,6 +349,34 @@ class StoreImpl final : public Store {
                                  SettleBuild* build)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // --- Event classes (store_classes.cc) ---
+  // Counts `events` into (sign +1) or out of (-1) class_queued_.
+  void QueueClassAddsLocked(const std::vector<CommittedEvent>& events, int sign)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The pending events to evict so that `events` fit their classes' limits,
+  // oldest first. Errors: kResourceExhausted for a class with on_full
+  // reject, or one the commit alone would overfill.
+  absl::StatusOr<std::vector<uint64_t>> ClassRoomLocked(
+      const std::vector<CommittedEvent>& events)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // How BuryLocked gives events up.
+  struct Burial {
+    // Else evicted: kept as a dead letter, or only counted when the
+    // event's class says keep_evicted false.
+    bool expired = false;
+    std::string reason(const EventClass* c) const;
+  };
+  // Takes pending `seqs` out of the queue in one write, as `how` says;
+  // skips those no longer pending. REQUIRES: a SerialWrite is held.
+  absl::Status BuryLocked(const std::vector<uint64_t>& seqs, Burial how)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Appends to `victims` (up to `limit` in all) the oldest pending events
+  // of class `cls` created before `cutoff`.
+  absl::Status ExpiredOfClassLocked(uint16_t cls, absl::Time cutoff,
+                                    size_t limit,
+                                    std::vector<uint64_t>* victims)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // --- Workflows (store_workflow.cc) ---
   // Adds `settlement`'s workflow state and result rows to `batch`. May turn
   // `*kind` from kDelivered into kStepDone (see Settlement::workflow_state).
@@ -453,6 +486,7 @@ class StoreImpl final : public Store {
   void RaiseDurableMark(uint64_t mark);
 
   const Options options_;
+  const EventClasses classes_;  // options_.event_classes, checked
   const std::string path_;
   // Opened as a RocksDB secondary instance: reads only, next to a writer.
   const bool read_only_;
@@ -490,6 +524,13 @@ class StoreImpl final : public Store {
   storage::QueueState state_ ABSL_GUARDED_BY(mu_);
   storage::QueueState tail_ ABSL_GUARDED_BY(mu_);
   QueueIndex index_ ABSL_GUARDED_BY(mu_);  // as of the last durable write
+  // Per event class, the events of commits in the writer queue, not yet in
+  // index_: the class limits count them as pending.
+  struct ClassCount {
+    uint64_t count = 0;
+    uint64_t bytes = 0;
+  };
+  absl::flat_hash_map<uint16_t, ClassCount> class_queued_ ABSL_GUARDED_BY(mu_);
   // The events Relane put in a targeted lane, by a 64-bit hash of their id
   // (TargetedKey), for a cancel (which names an id) to put back: 16 bytes
   // an event, not a copy of its id, since a day's backlog may wait for one

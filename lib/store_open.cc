@@ -199,8 +199,10 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(
     return absl::InvalidArgumentError(
         "Options::max_pending_events and max_pending_bytes must be > 0");
   }
+  OUTBOX_ASSIGN_OR_RETURN(EventClasses classes,
+                          EventClasses::Make(options.event_classes));
   std::unique_ptr<StoreImpl> store(
-      new StoreImpl(options, path, read_only, test));
+      new StoreImpl(options, std::move(classes), path, read_only, test));
   {
     absl::MutexLock l(&store->mu_);
     absl::WriterMutexLock w(&store->db_mu_);

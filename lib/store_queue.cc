@@ -65,7 +65,7 @@ void StoreImpl::IndexEntryLocked(uint64_t seq, absl::string_view ordering_key,
                                  absl::string_view type, int64_t due,
                                  size_t bytes) {
   index_.Add(seq, ordering_key, index_.LaneOf(destination, type), due,
-             static_cast<uint32_t>(bytes));
+             static_cast<uint32_t>(bytes), IndexNow());
 }
 
 absl::StatusOr<DueEvents> StoreImpl::NextDue(

@@ -271,6 +271,8 @@ absl::StatusOr<AgentConfig> ParseAgentConfig(absl::string_view text,
       c, root, config.destinations, &config.workflows));
   OUTBOX_RETURN_IF_ERROR(
       config_internal::DefineWorkflows(c, proto, &config.workflows));
+  OUTBOX_RETURN_IF_ERROR(config_internal::ParseClasses(
+      c, root, config.workflows, &config.classes));
   OUTBOX_RETURN_IF_ERROR(
       ParseAgent(c, c.Child(root, "agent", -1), &config.agent));
   return config;

@@ -164,6 +164,9 @@ struct AgentConfig {
   AgentSettings agent;
   // Event types are unique; every target names an existing destination.
   std::vector<workflow::WorkflowSpec> workflows;
+  // The store's Options::event_classes, for whoever opens the store from
+  // this configuration; checked as Store::Open checks them.
+  std::vector<EventClass> classes;
 };
 
 // Reads and validates the configuration file at `path`. Relative paths inside

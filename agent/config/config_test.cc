@@ -22,6 +22,7 @@
 namespace outbox {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -592,6 +593,57 @@ TEST_F(ConfigTest, UnroutableEventsAreNotFound) {
 TEST_F(ConfigTest, MissingConfigFileIsNotFound) {
   EXPECT_STATUS_CODE(LoadAgentConfig(dir_.Sub("absent.textproto")),
                      absl::StatusCode::kNotFound);
+}
+
+TEST_F(ConfigTest, ClassesBecomeStoreOptions) {
+  absl::StatusOr<AgentConfig> config = Parse(OneDestination() + R"(
+classes { name: "fiscal" event_types: "sale.*" event_types: "refund.*"
+          priority: 9 fiscal: true }
+classes { name: "telemetry" event_types: "telemetry.*" evictable: true
+          max_pending_events: 50000 max_pending_bytes: 10485760
+          on_full: "drop_oldest" keep_evicted: false expire_after: "6h" })");
+  ASSERT_OUTBOX_OK(config);
+  ASSERT_EQ(config->classes.size(), 2u);
+  const EventClass& fiscal = config->classes[0];
+  EXPECT_EQ(fiscal.name, "fiscal");
+  EXPECT_EQ(fiscal.event_types,
+            (std::vector<std::string>{"sale.*", "refund.*"}));
+  EXPECT_EQ(fiscal.priority, 9);
+  EXPECT_TRUE(fiscal.fiscal);
+  EXPECT_TRUE(fiscal.keep_evicted);
+  const EventClass& telemetry = config->classes[1];
+  EXPECT_EQ(telemetry.on_full, EventClass::OnFull::kDropOldest);
+  EXPECT_EQ(telemetry.max_pending_events, 50000u);
+  EXPECT_EQ(telemetry.max_pending_bytes, 10485760u);
+  EXPECT_FALSE(telemetry.keep_evicted);
+  EXPECT_EQ(telemetry.expire_after, absl::Hours(6));
+}
+
+TEST_F(ConfigTest, AFiscalClassThatCouldBeEvictedIsRefusedWithItsLine) {
+  EXPECT_THAT(ErrorOf(OneDestination() +
+                      "classes { name: \"fiscal\" event_types: \"sale.*\"\n"
+                      "  fiscal: true evictable: true on_full: "
+                      "\"drop_oldest\" max_pending_events: 10 }\n"),
+              AllOf(HasSubstr(Where(5) + "classes[0]"),
+                    HasSubstr("a fiscal class is never evicted")));
+  EXPECT_THAT(
+      ErrorOf(OneDestination() + "classes { name: \"t\" event_types: \"t.*\" "
+                                 "on_full: \"oldest\" }\n"),
+      HasSubstr("must be \"reject\" or \"drop_oldest\""));
+  EXPECT_THAT(ErrorOf(OneDestination() +
+                      "classes { name: \"a\" event_types: \"t.*\" }\n"
+                      "classes { name: \"b\" event_types: \"t.*\" }\n"),
+              AllOf(HasSubstr(Where(6) + "classes[1]"),
+                    HasSubstr("already in another class")));
+}
+
+TEST_F(ConfigTest, AWorkflowsTypeCannotBeInAnEvictableClass) {
+  EXPECT_THAT(ErrorOf(OneDestination() +
+                      "workflows { event_type: \"order.created\"\n"
+                      "  steps { name: \"a\" destination: \"d\" } }\n"
+                      "classes { name: \"orders\" event_types: \"order.*\"\n"
+                      "  evictable: true expire_after: \"1h\" }\n"),
+              HasSubstr("a workflow's events are never evicted nor expired"));
 }
 
 }  // namespace

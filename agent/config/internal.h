@@ -143,6 +143,13 @@ absl::Status ParseWorkflows(const Checker& checker, const Node& root,
 
 // Sets the stored definition and its id (definition.h) of each of
 // `workflows`, parsed from the workflows of `root` in the same order.
+// Parses root's `classes` into `*classes`, checked as the store checks
+// Options::event_classes, and refuses a class that may evict or expire a
+// type one of `workflows` runs.
+absl::Status ParseClasses(const Checker& c, const Node& root,
+                          const std::vector<workflow::WorkflowSpec>& workflows,
+                          std::vector<EventClass>* classes);
+
 absl::Status DefineWorkflows(const Checker& checker,
                              const config::AgentConfig& root,
                              std::vector<workflow::WorkflowSpec>* workflows);

@@ -47,6 +47,8 @@ constexpr Named kEvents[] = {
     {LogEvent::kDrained, "drained"},
     {LogEvent::kAgentExit, "agent_exit"},
     {LogEvent::kFatalError, "fatal_error"},
+    {LogEvent::kEventsEvicted, "events_evicted"},
+    {LogEvent::kEventsExpired, "events_expired"},
 };
 
 // Each entry sits at its enum value's index, so LogEventName is a lookup.
@@ -58,7 +60,7 @@ constexpr bool InEnumOrder() {
 }
 static_assert(InEnumOrder(), "kEvents must follow LogEvent's order");
 static_assert(std::size(kEvents) ==
-                  static_cast<size_t>(LogEvent::kFatalError) + 1,
+                  static_cast<size_t>(LogEvent::kEventsExpired) + 1,
               "every LogEvent needs a name");
 
 }  // namespace

@@ -2,7 +2,24 @@
 
 #include "agent/telemetry/store_metrics.h"
 
+#include <string>
+#include <utility>
+
 namespace outbox {
+namespace {
+
+MetricFamily ClassFamily(std::string name, std::string help, const Stats& stats,
+                         uint64_t Stats::ClassPending::*field) {
+  MetricFamily family =
+      Family(std::move(name), MetricFamily::Type::kGauge, std::move(help));
+  for (const Stats::ClassPending& c : stats.classes) {
+    family.samples.push_back(
+        {"", {{"class", c.name}}, static_cast<double>(c.*field)});
+  }
+  return family;
+}
+
+}  // namespace
 
 std::vector<MetricFamily> StoreMetricFamilies(const Stats& stats) {
   using Type = MetricFamily::Type;
@@ -33,6 +50,24 @@ std::vector<MetricFamily> StoreMetricFamilies(const Stats& stats) {
       Family("outbox_store_disk_bytes", Type::kGauge,
              "Size of the files in the store's directory, in bytes.",
              n(stats.disk_bytes)),
+      Family("outbox_events_evicted_total", Type::kCounter,
+             "Events evicted to make room in their class (on_full: "
+             "drop_oldest) since the store was created.",
+             n(stats.evicted_total)),
+      Family("outbox_events_evicted_deleted_total", Type::kCounter,
+             "Of the evicted events, those deleted without a dead letter "
+             "(keep_evicted: false).",
+             n(stats.evicted_deleted_total)),
+      Family("outbox_events_expired_total", Type::kCounter,
+             "Events moved to the dead letters by their class's "
+             "expire_after since the store was created.",
+             n(stats.expired_total)),
+      ClassFamily("outbox_class_pending_events",
+                  "Pending events of each event class.", stats,
+                  &Stats::ClassPending::events),
+      ClassFamily("outbox_class_pending_bytes",
+                  "Stored size of each event class's pending events.", stats,
+                  &Stats::ClassPending::bytes),
   };
 }
 

@@ -113,9 +113,14 @@ int Sell(Store* store, const PosSimFlags& f) {
 }
 
 int Run(const PosSimFlags& f) {
+  // The event classes are store options that the configuration names: the
+  // store is opened with them, and the agent checks they agree.
+  absl::StatusOr<std::vector<EventClass>> classes = LoadEventClasses(f.config);
+  if (!classes.ok()) return Fail("reading the configuration", classes.status());
   Options options;
   options.tables = {kTable};
   options.sync = f.fsync;
+  options.event_classes = *std::move(classes);
   auto store = Store::Open(options, f.db);
   if (!store.ok()) return Fail("opening the store", store.status());
 

@@ -22,11 +22,12 @@ size_t HeapInUse() {
   return m.uordblks + m.hblkhd;
 }
 
-// Builds an index of `n` events, `keys` ordering keys (0: unkeyed) and
-// returns heap bytes per event.
-double BytesPerEvent(int n, int keys) {
+// Builds an index of `n` events, `keys` ordering keys (0: unkeyed), all of
+// `classes`' "sale.created" class (nullptr: none), and returns heap bytes
+// per event.
+double BytesPerEvent(int n, int keys, const EventClasses* classes = nullptr) {
   const size_t before = HeapInUse();
-  auto* index = new QueueIndex();
+  auto* index = new QueueIndex(classes);
   const uint32_t lane = index->LaneOf("", "sale.created");
   for (int i = 0; i < n; ++i) {
     const std::string key = keys > 0 ? absl::StrCat("till-", i % keys) : "";
@@ -43,12 +44,23 @@ TEST(QueueIndexMemoryBench, BytesPerPendingEvent) {
   const double unkeyed = BytesPerEvent(kEvents, 0);
   const double few_keys = BytesPerEvent(kEvents, 16);
   const double key_each = BytesPerEvent(kEvents, kEvents);
+  // A class that may evict or expire keeps its seqs in order besides.
+  EventClass telemetry;
+  telemetry.name = "telemetry";
+  telemetry.event_types = {"sale.created"};
+  telemetry.evictable = true;
+  telemetry.expire_after = absl::Hours(6);
+  absl::StatusOr<EventClasses> classes = EventClasses::Make({telemetry});
+  ASSERT_TRUE(classes.ok()) << classes.status();
+  const double ordered_class = BytesPerEvent(kEvents, 0, &*classes);
   std::printf(
       "queue index heap per pending event (%d events):\n"
       "  no ordering key:            %6.1f bytes\n"
       "  16 ordering keys:           %6.1f bytes\n"
-      "  one ordering key per event: %6.1f bytes\n",
-      kEvents, unkeyed, few_keys, key_each);
+      "  one ordering key per event: %6.1f bytes\n"
+      "  no key, class that expires: %6.1f bytes (%.1fx no key)\n",
+      kEvents, unkeyed, few_keys, key_each, ordered_class,
+      ordered_class / unkeyed);
 }
 
 }  // namespace

@@ -172,6 +172,13 @@ absl::Status ObservedStore::MoveToDeadLetters(const PendingEvent& event,
   return s;
 }
 
+absl::StatusOr<size_t> ObservedStore::ExpirePending(absl::Time now,
+                                                    size_t limit) {
+  absl::StatusOr<size_t> n = base_->ExpirePending(now, limit);
+  Synced(n.status());
+  return n;
+}
+
 absl::Status ObservedStore::Quarantine(uint64_t seq) {
   absl::Status s = base_->Quarantine(seq);
   Synced(s);

@@ -60,6 +60,10 @@ class ObservedStore final : public Store {
   absl::Status MoveToDeadLetters(const PendingEvent& event,
                                  absl::string_view reason) override;
   absl::Status Quarantine(uint64_t seq) override;
+  absl::StatusOr<size_t> ExpirePending(absl::Time now, size_t limit) override;
+  const std::vector<EventClass>& event_classes() const override {
+    return base_->event_classes();
+  }
   absl::Status Replay(absl::string_view event_id) override;
   absl::StatusOr<std::vector<PendingEvent>> ListPending(size_t limit) override;
   absl::StatusOr<std::vector<DeadLetter>> ListDeadLetters(

@@ -67,6 +67,12 @@ class ForwardingStore : public Store {
                                  absl::string_view r) override {
     return base_->MoveToDeadLetters(e, r);
   }
+  const std::vector<EventClass>& event_classes() const override {
+    return base_->event_classes();
+  }
+  absl::StatusOr<size_t> ExpirePending(absl::Time now, size_t limit) override {
+    return base_->ExpirePending(now, limit);
+  }
   absl::Status Quarantine(uint64_t seq) override {
     return base_->Quarantine(seq);
   }

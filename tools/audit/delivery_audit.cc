@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -45,6 +46,8 @@ const char* AuditCheckName(AuditCheck check) {
       return "not_drained";
     case AuditCheck::kOrderBroken:
       return "order_broken";
+    case AuditCheck::kGivenUpByClass:
+      return "given_up_by_class";
   }
   return "?";
 }
@@ -183,6 +186,7 @@ class Auditor {
     for (const auto& [n, a] : acked_) {
       auto it = sales_.find(n);
       if (it == sales_.end() || !it->second.first_ok) {
+        if (GivenUp(n, a.event_id)) continue;
         Violation(AuditCheck::kAcknowledgedNotDelivered,
                   absl::StrCat("acknowledged sale ", Sale(n), " (", a.event_id,
                                ", run ", a.run, ") was never answered 2xx"));
@@ -238,6 +242,7 @@ class Auditor {
       ++report_.committed_unacknowledged;
       auto it = sales_.find(n);
       if (it == sales_.end() || !it->second.first_ok) {
+        if (GivenUp(n, RecordedId(n))) continue;
         Violation(AuditCheck::kCommittedNotDelivered,
                   absl::StrCat("committed sale ", Sale(n),
                                " was never answered 2xx"));
@@ -254,12 +259,41 @@ class Auditor {
     if (!stats.ok()) {
       Violation(AuditCheck::kNotDrained,
                 absl::StrCat("GetStats: ", stats.status().ToString()));
-    } else if (stats->pending_events != 0 || stats->dead_letters != 0) {
+    } else if (stats->pending_events != 0 ||
+               stats->dead_letters != static_cast<uint64_t>(report_.given_up)) {
       Violation(AuditCheck::kNotDrained,
                 absl::StrCat("after draining, the store still has ",
                              stats->pending_events, " pending events and ",
-                             stats->dead_letters, " dead letters"));
+                             stats->dead_letters - report_.given_up,
+                             " dead letters (besides ", report_.given_up,
+                             " given up by their class)"));
     }
+  }
+
+  // The event id sale `n`'s record names, or "".
+  std::string RecordedId(int64_t n) const {
+    absl::StatusOr<std::string> record = store_->Get(kTable, Sale(n));
+    if (!record.ok()) return "";
+    std::string id = JsonField(*record, "event_id").value_or("");
+    return id.size() >= 2 ? id.substr(1, id.size() - 2) : "";  // unquoted
+  }
+
+  // Whether sale `n` (event `id`) is a dead letter its class gave up; if
+  // so, that is reported here (given_up_by_class) and counted.
+  bool GivenUp(int64_t n, const std::string& id) {
+    if (id.empty()) return false;
+    absl::StatusOr<DeadLetter> dead = store_->FindDeadLetter(id);
+    if (!dead.ok() || !(absl::StartsWith(dead->reason, "evicted:") ||
+                        absl::StartsWith(dead->reason, "expired:"))) {
+      return false;
+    }
+    if (!given_up_.insert(n).second) return true;
+    ++report_.given_up;
+    Violation(AuditCheck::kGivenUpByClass,
+              absl::StrCat("sale ", Sale(n), " (", id, ") was never answered ",
+                           "2xx: its class gave it up, it is not lost (",
+                           dead->reason, ")"));
+    return true;
   }
 
   // One ordering key (the till): sale n may be sent only after sale n-1 was
@@ -274,11 +308,11 @@ class Auditor {
       const size_t first = *seen.first_request;
       if (*previous->second.first_ok > first &&
           !EarlierInItsBatch(n - 1, first)) {
-        Violation(AuditCheck::kOrderBroken,
-                  absl::StrCat("sale ", Sale(n), " was first sent at sink ",
-                               "line ", in_.requests[first].seq,
-                               ", before sale ", Sale(n - 1),
-                               " had been answered 2xx"));
+        Violation(
+            AuditCheck::kOrderBroken,
+            absl::StrCat("sale ", Sale(n), " was first sent at sink ", "line ",
+                         in_.requests[first].seq, ", before sale ", Sale(n - 1),
+                         " had been answered 2xx"));
       }
     }
   }
@@ -296,7 +330,8 @@ class Auditor {
   AuditReport report_;
   std::map<int64_t, AcknowledgedSale> acked_;
   std::map<int64_t, SaleSeen> sales_;
-  std::set<int64_t> recorded_;  // sales the sink saw that have a record
+  std::set<int64_t> recorded_;         // sales the sink saw that have a record
+  std::set<int64_t> given_up_;         // sales reported by given_up_by_class
   std::vector<size_t> request_start_;  // per line: its request's first line
 };
 
@@ -315,9 +350,9 @@ std::string AuditSummary(const AuditReport& r, const std::string& prefix) {
           ? absl::StrCat(" events received (", r.batched_requests,
                          " of them in ", r.batch_requests, " batches), ")
           : " requests, ",
-      r.deliveries, " answered 2xx, ", r.duplicates, " duplicates, ",
-      r.resends, " resends, ", r.drops, " drops, ", r.failures, " failed\n",
-      prefix, " violations: ", r.violation_count);
+      r.deliveries, " answered 2xx, ", r.duplicates, " duplicates, ", r.resends,
+      " resends, ", r.drops, " drops, ", r.failures, " failed\n", prefix,
+      " violations: ", r.violation_count);
   if (r.fired.empty()) return out;
   std::vector<std::string> fired;
   for (const auto& [check, count] : r.fired) {

@@ -48,6 +48,12 @@ enum class AuditCheck {
   kNotDrained,                // events pending or dead after the last run
   kOrderBroken,               // a sale sent before its predecessor's 2xx
                               // (or behind it in one batch)
+  // A committed sale never answered 2xx that its event class gave up
+  // (Options::event_classes: a dead letter whose reason starts "evicted:"
+  // or "expired:"): not lost, but not delivered either. Judged instead of
+  // acknowledged_not_delivered / committed_not_delivered, and its dead
+  // letter is not counted by not_drained.
+  kGivenUpByClass,
 };
 // E.g. "sale_with_two_ids".
 const char* AuditCheckName(AuditCheck check);
@@ -77,11 +83,12 @@ struct AuditReport {
   int64_t requests = 0;          // the log's lines: one per event received
   int64_t batch_requests = 0;    // batches among the requests, which carried
   int64_t batched_requests = 0;  // this many of the lines
-  int64_t deliveries = 0;  // 2xx answers
+  int64_t deliveries = 0;        // 2xx answers
   int64_t duplicates = 0;  // requests the sink flagged as already processed
   int64_t resends = 0;     // requests after an id's first one
   int64_t drops = 0;
   int64_t failures = 0;  // answered, not 2xx
+  int64_t given_up = 0;  // sales evicted or expired by their class
   int64_t violation_count = 0;
   // Violations per check, by AuditCheckName; only checks that fired.
   std::map<std::string, int64_t> fired;

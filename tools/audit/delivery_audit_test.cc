@@ -67,6 +67,17 @@ class DeliveryAuditTest : public ::testing::Test {
     }
   }
 
+  // Dead-letters the pending events in commit order, the i-th with
+  // reasons[i].
+  void GiveUpEachPending(const std::vector<std::string>& reasons) {
+    for (const std::string& reason : reasons) {
+      auto due = store_->NextDue(1);
+      ASSERT_OUTBOX_OK(due);
+      ASSERT_EQ(due->events.size(), 1u);
+      ASSERT_OUTBOX_OK(store_->MoveToDeadLetters(due->events[0], reason));
+    }
+  }
+
   // Appends a request as the sink would log it; `batch` holds the line's
   // "batch_id" and "batch_size" members, if any.
   void Sent(int64_t n, const std::string& id, int status,
@@ -85,17 +96,16 @@ class DeliveryAuditTest : public ::testing::Test {
         R"("signature_valid":)", signature_valid ? "true" : "false",
         R"(,"signature_error":null,"duplicate":false,)", R"("action":")",
         status == 0 ? "drop" : "answer", R"(","status":)", status,
-        R"(,"idempotency_key":null,"content_type":null,)", batch,
-        R"("body":")", escaped,
-        R"("})")));
+        R"(,"idempotency_key":null,"content_type":null,)", batch, R"("body":")",
+        escaped, R"("})")));
   }
 
   // Sales `ns` in one batch request (as the sink logs it: a line each, in
   // the batch's order) answered `status`.
   void SentBatch(const std::vector<int64_t>& ns, int status,
                  const std::string& batch_id) {
-    const std::string batch = absl::StrCat(R"("batch_id":")", batch_id,
-                                           R"(","batch_size":)", ns.size(), ",");
+    const std::string batch = absl::StrCat(
+        R"("batch_id":")", batch_id, R"(","batch_size":)", ns.size(), ",");
     for (int64_t n : ns) Sent(n, ids_[n], status, "", true, batch);
   }
 
@@ -208,7 +218,8 @@ TEST_F(DeliveryAuditTest, BatchCarryingSalesInOrderPassesThoughItFailedFirst) {
   CleanSoak();
   input_.requests.clear();
   SentBatch({0, 1, 2}, 503, "b1");  // 1 and 2 sent before 0's 2xx, behind it
-  SentBatch({0, 1, 2}, 200, "b1");  // the same batch again: a request of its own
+  SentBatch({0, 1, 2}, 200,
+            "b1");  // the same batch again: a request of its own
   const AuditReport report = AuditDeliveries(input_, store_.get());
   EXPECT_EQ(report.violation_count, 0)
       << absl::StrJoin(report.violations, "\n");
@@ -263,6 +274,24 @@ TEST_F(DeliveryAuditTest, CommittedSaleNeverDeliveredIsFlagged) {
   CommitSale(3);  // committed, never acknowledged, never sent
   MarkAllDelivered();
   EXPECT_EQ(Fired(), Names{"committed_not_delivered"});
+}
+
+// An evicted or expired sale is told apart from a lost one: its own check,
+// not committed_not_delivered, and its dead letter is not not_drained's.
+TEST_F(DeliveryAuditTest, SaleGivenUpByItsClassIsToldFromALostOne) {
+  CleanSoak();
+  CommitSale(3);  // committed, never acknowledged, never sent: evicted
+  input_.acknowledged.push_back({4, CommitSale(4), 1});  // expired
+  GiveUpEachPending({"evicted: class sales was full",
+                     "expired: pending longer than expire_after"});
+  const AuditReport report = AuditDeliveries(input_, store_.get());
+  EXPECT_EQ(report.given_up, 2);
+  EXPECT_EQ(Fired(), Names{"given_up_by_class"});
+  // A dead letter for any other reason is still lost and not drained.
+  CommitSale(5);
+  GiveUpEachPending({"HTTP 400"});
+  EXPECT_EQ(Fired(), (Names{"committed_not_delivered", "given_up_by_class",
+                            "not_drained"}));
 }
 
 TEST_F(DeliveryAuditTest, EventLeftPendingIsFlagged) {

@@ -25,7 +25,8 @@ constexpr char kUsage[] =
     "age of the oldest pending event, dead letters, events delivered and\n"
     "dead letters purged (by the agent's dead_letter_retention or by\n"
     "purge-dead) since the store was created, workflows needing attention\n"
-    "(a revert failed for good: see show and retry-step), the size of the\n"
+    "(a revert failed for good: see show and retry-step), events evicted\n"
+    "and expired by their class (Options::event_classes), the size of the\n"
     "store's files, and the mode of its directory (0700: only its owner may\n"
     "enter; a store others can reach is refused). Read-only: works while\n"
     "outbox-agent runs.\n"
@@ -68,6 +69,9 @@ absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
     j["delivered_total"] = stats.delivered_total;
     j["dead_letters_purged"] = stats.dead_letters_purged;
     j["workflows_needing_attention"] = stats.workflows_needing_attention;
+    j["evicted_total"] = stats.evicted_total;
+    j["evicted_deleted_total"] = stats.evicted_deleted_total;
+    j["expired_total"] = stats.expired_total;
     j["store_dir_mode"] = mode_text;
     j["disk_bytes"] = stats.disk_bytes;
     Write(context.out, absl::StrCat(DumpJson(j), "\n"));
@@ -92,6 +96,11 @@ absl::Status RunStats(const CommandContext& context, const ParsedArgs& args) {
                         "dead letters purged:", stats.dead_letters_purged);
   absl::StrAppendFormat(&text, "%-20s %d\n",
                         "needs attention:", stats.workflows_needing_attention);
+  absl::StrAppendFormat(&text, "%-20s %d (%d not kept)\n",
+                        "evicted total:", stats.evicted_total,
+                        stats.evicted_deleted_total);
+  absl::StrAppendFormat(&text, "%-20s %d\n",
+                        "expired total:", stats.expired_total);
   absl::StrAppendFormat(&text, "%-20s %s\n", "store dir mode:", mode_text);
   absl::StrAppendFormat(&text, "%-20s %d\n", "disk bytes:", stats.disk_bytes);
   absl::StrAppendFormat(&text, "%-20s %s\n", "as of:", FormatRfc3339(now));

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -158,6 +159,15 @@ class Agent {
 
   virtual AgentStats stats() const = 0;
 };
+
+// The event classes (`classes { }`) of the configuration file at
+// `config_path`, checked, for Options::event_classes: a program that reads
+// its agent's configuration from a file opens its store with them, since
+// the store enforces them at commit. Agent::Create and Reload refuse a
+// configuration that names classes other than the store's. Errors: those of
+// reading the configuration (see AgentOptions).
+absl::StatusOr<std::vector<EventClass>> LoadEventClasses(
+    const std::string& config_path);
 
 }  // namespace outbox
 

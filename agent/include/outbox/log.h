@@ -102,7 +102,13 @@ enum class LogEvent {
   kAgentStarted,
   kDrained,
   kAgentExit,
-  kFatalError,  // the last one (log.cc checks that each has a name)
+  kFatalError,
+  // Events of a class with on_full drop_oldest were evicted by commits (or
+  // expired by the class's expire_after): how many since the last such
+  // record, with the class counts. At most one record per check (10 s), so
+  // a burst is one line.
+  kEventsEvicted,
+  kEventsExpired,  // the last one (log.cc checks that each has a name)
 };
 
 // The stable name of `event`, e.g. "destination_unreachable".

@@ -177,6 +177,21 @@ struct Stats {
   // Workflows stopped because a revert failed for good, waiting for an
   // operator (outboxctl show / retry-step).
   uint64_t workflows_needing_attention = 0;
+  // Events given up by their class's policy since the store was created
+  // (Options::event_classes): evicted (on_full drop_oldest), of which
+  // deleted without a dead letter (keep_evicted false), and expired.
+  uint64_t evicted_total = 0;
+  uint64_t evicted_deleted_total = 0;
+  uint64_t expired_total = 0;
+  // Pending events per class of Options::event_classes, in its order
+  // (events of no class are not listed). Kept in memory by an open store.
+  struct ClassPending {
+    std::string name;
+    int priority = 0;
+    uint64_t events = 0;
+    uint64_t bytes = 0;
+  };
+  std::vector<ClassPending> classes;
   // Size of the files in the store's directory (RocksDB's tables, logs and
   // manifests), from a listing of the directory: a few dozen files, never a
   // scan of the entries.
@@ -378,6 +393,19 @@ class Store {
   // Moves an undecodable pending entry (see DueEvents::unreadable) to
   // the dead letters, raw bytes kept. Errors: kNotFound.
   virtual absl::Status Quarantine(uint64_t seq) = 0;
+
+  // Moves to the dead letters (reason "expired: ...") up to `limit` pending
+  // events of classes with an expire_after (Options::event_classes) that
+  // were committed more than that long before `now`, the oldest of each
+  // class first, in one write. Returns how many. The caller passes a time
+  // it trusts: the agent calls it only while it trusts the wall clock, with
+  // a time that a clock jump cannot move forward (docs/configuration.md).
+  // Costs O(expired + classes) reads. An event in flight may be expired; its
+  // delivery then settles nothing.
+  virtual absl::StatusOr<size_t> ExpirePending(absl::Time now,
+                                               size_t limit) = 0;
+  // The classes the store was opened with (Options::event_classes).
+  virtual const std::vector<EventClass>& event_classes() const = 0;
 
   // Puts the dead letter `event_id` back at the end of the queue with its
   // attempts reset. Its id does not change. Errors: kNotFound;

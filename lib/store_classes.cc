@@ -1,0 +1,225 @@
+// Copyright (c) edge-outbox authors.
+//
+// Event classes in the store (Options::event_classes): a commit that would
+// take a class past its limits is refused or evicts the class's oldest
+// events; ExpirePending gives up events older than their class allows.
+// Either way an event leaves the queue as a dead letter with its reason, or,
+// for an eviction with keep_evicted false, as a count: never silently.
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "lib/codec.h"
+#include "lib/keys.h"
+#include "lib/queue_state.h"
+#include "lib/rocks_status.h"
+#include "lib/store_impl.h"
+
+namespace outbox {
+namespace {
+
+// "max_pending_events (N)" or "max_pending_bytes (N)": the limit `after`
+// passes, or empty if none.
+std::string LimitPassed(const EventClass& c, uint64_t count, uint64_t bytes) {
+  if (c.max_pending_events > 0 && count > c.max_pending_events) {
+    return absl::StrCat("max_pending_events (", c.max_pending_events, ")");
+  }
+  if (c.max_pending_bytes > 0 && bytes > c.max_pending_bytes) {
+    return absl::StrCat("max_pending_bytes (", c.max_pending_bytes, ")");
+  }
+  return "";
+}
+
+absl::Status ClassFull(const EventClass& c, absl::string_view limit,
+                       absl::string_view why) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat("outbox class ", c.name,
+                   " is full: the commit would take "
+                   "it past its ",
+                   limit, why, "; nothing was written"));
+}
+
+}  // namespace
+
+void StoreImpl::QueueClassAddsLocked(const std::vector<CommittedEvent>& events,
+                                     int sign) {
+  if (classes_.size() == 1) return;  // no classes
+  for (const CommittedEvent& e : events) {
+    ClassCount& q = class_queued_[classes_.Classify(e.type)];
+    if (sign > 0) {
+      ++q.count;
+      q.bytes += e.bytes;
+    } else {
+      --q.count;
+      q.bytes -= e.bytes;
+    }
+  }
+}
+
+absl::StatusOr<std::vector<uint64_t>> StoreImpl::ClassRoomLocked(
+    const std::vector<CommittedEvent>& events) {
+  absl::flat_hash_map<uint16_t, ClassCount> adds;
+  for (const CommittedEvent& e : events) {
+    ClassCount& a = adds[classes_.Classify(e.type)];
+    ++a.count;
+    a.bytes += e.bytes;
+  }
+  std::vector<uint64_t> victims;
+  for (const auto& [cls, add] : adds) {
+    const EventClass* c = classes_.Get(cls);
+    if (c == nullptr) continue;
+    // Pending: indexed, and in the writer queue (not durable yet).
+    const QueueIndex::ClassTally& t = index_.tally(cls);
+    const ClassCount& queued = class_queued_[cls];
+    uint64_t count = t.count + queued.count + add.count;
+    uint64_t bytes = t.bytes + queued.bytes + add.bytes;
+    std::string limit = LimitPassed(*c, count, bytes);
+    if (limit.empty()) continue;
+    if (c->on_full == EventClass::OnFull::kReject) {
+      return ClassFull(*c, limit, " (on_full: reject)");
+    }
+    if (!LimitPassed(*c, add.count, add.bytes).empty()) {
+      return ClassFull(*c, limit, ", even with every older event evicted");
+    }
+    for (auto it = t.seqs.begin(); it != t.seqs.end() && !limit.empty(); ++it) {
+      const QueueIndex::Slot* slot = index_.Find(it->first);
+      if (slot == nullptr) continue;
+      victims.push_back(it->first);
+      --count;
+      bytes -= slot->bytes;
+      limit = LimitPassed(*c, count, bytes);
+    }
+  }
+  return victims;
+}
+
+absl::Status StoreImpl::BuryLocked(const std::vector<uint64_t>& seqs,
+                                   Burial how) {
+  if (seqs.empty()) return absl::OkStatus();
+  OUTBOX_RETURN_IF_ERROR(WritableLocked());
+  const absl::Time now = Now();
+  rocksdb::WriteBatch batch;
+  storage::QueueState next = tail_;
+  absl::flat_hash_set<uint64_t> removed;
+  std::vector<std::pair<uint64_t, std::string>> changes;  // seq, key
+  for (uint64_t seq : seqs) {
+    const QueueIndex::Slot* slot = index_.Find(seq);
+    if (slot == nullptr) continue;  // settled meanwhile
+    std::string value;
+    rocksdb::Status s =
+        db_->Get(rocksdb::ReadOptions(), pending_, keys::Seq(seq), &value);
+    if (s.IsNotFound()) continue;
+    if (!s.ok()) return FromRocks(s, "reading an event to give up");
+    storage::OutboxEntry entry;
+    if (!DecodeStored(keys::kPendingFamily, "a pending entry", value, &entry)
+             .ok()) {
+      continue;  // left for NextDue to report and quarantine
+    }
+    const EventClass* c = classes_.Get(index_.ClassOfLane(slot->lane));
+    const bool keep = how.expired || c == nullptr || c->keep_evicted;
+    OUTBOX_RETURN_IF_ERROR(
+        FromRocks(batch.Delete(pending_, keys::Seq(seq)), "giving up events"));
+    queue_state::Remove(value.size(), &next);
+    removed.insert(seq);
+    changes.emplace_back(seq, entry.ordering_key());
+    if (how.expired) {
+      next.set_expired_total(next.expired_total() + 1);
+    } else {
+      next.set_evicted_total(next.evicted_total() + 1);
+    }
+    if (!keep) {
+      next.set_evicted_deleted_total(next.evicted_deleted_total() + 1);
+      continue;
+    }
+    storage::DeadLetter dead;
+    *dead.mutable_entry() = std::move(entry);
+    dead.mutable_entry()->set_state(storage::ENTRY_STATE_DEAD);
+    dead.set_reason(how.reason(c));
+    dead.set_dead_unix_ms(ToStoredMillis(now));
+    OUTBOX_RETURN_IF_ERROR(
+        FromRocks(batch.Put(dead_, dead.entry().event_id(), Encode(dead)),
+                  "moving an event to the dead letters"));
+    next.set_dead_count(next.dead_count() + 1);
+  }
+  if (removed.empty()) return absl::OkStatus();
+  next.set_head_seq(HeadWithoutLocked(removed));
+  return WriteLocked(batch, next, how.expired ? "expiring events" : "evicting",
+                     options_.sync, [this, changes = std::move(changes)] {
+                       for (const auto& [seq, key] : changes) {
+                         index_.Remove(seq, key);
+                       }
+                     });
+}
+
+absl::StatusOr<size_t> StoreImpl::ExpirePending(absl::Time now, size_t limit) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  absl::MutexLock l(&mu_);
+  SerialWrite serial(this);
+  OUTBOX_RETURN_IF_ERROR(WritableLocked());
+  std::vector<uint64_t> victims;
+  for (uint16_t cls = 1; cls < classes_.size() && victims.size() < limit;
+       ++cls) {
+    const EventClass* c = classes_.Get(cls);
+    if (c->expire_after <= absl::ZeroDuration()) continue;
+    OUTBOX_RETURN_IF_ERROR(
+        ExpiredOfClassLocked(cls, now - c->expire_after, limit, &victims));
+  }
+  Burial how;
+  how.expired = true;
+  OUTBOX_RETURN_IF_ERROR(BuryLocked(victims, how));
+  return victims.size();
+}
+
+absl::Status StoreImpl::ExpiredOfClassLocked(uint16_t cls, absl::Time cutoff,
+                                             size_t limit,
+                                             std::vector<uint64_t>* victims) {
+  // Oldest first, stopping at the first that is young enough: O(expired).
+  // (A wall clock set back between two commits may leave an older event
+  // behind a younger one; it then expires when the younger one does.)
+  const int64_t expire_ms =
+      absl::ToInt64Milliseconds(classes_.Get(cls)->expire_after);
+  const int64_t index_now = IndexNow();
+  for (const auto& [seq, added_at] : index_.tally(cls).seqs) {
+    if (victims->size() >= limit) break;
+    std::string value;
+    rocksdb::Status s =
+        db_->Get(rocksdb::ReadOptions(), pending_, keys::Seq(seq), &value);
+    if (s.IsNotFound()) continue;
+    if (!s.ok()) return FromRocks(s, "reading an event's age");
+    storage::OutboxEntry entry;
+    if (!DecodeStored(keys::kPendingFamily, "a pending entry", value, &entry)
+             .ok()) {
+      continue;
+    }
+    // An event committed while the clock was known wrong: its age is what
+    // the monotonic clock saw, a lower bound, never a clock's jump.
+    if (entry.created_clock_behind()
+            ? index_now - added_at < expire_ms
+            : FromStoredMillis(entry.created_unix_ms()) > cutoff) {
+      break;
+    }
+    victims->push_back(seq);
+  }
+  return absl::OkStatus();
+}
+
+std::string StoreImpl::Burial::reason(const EventClass* c) const {
+  const std::string name = c == nullptr ? "(none)" : c->name;
+  if (expired) {
+    return absl::StrCat("expired: pending longer than expire_after (",
+                        absl::FormatDuration(c == nullptr ? absl::ZeroDuration()
+                                                          : c->expire_after),
+                        ") of class ", name);
+  }
+  return absl::StrCat("evicted: class ", name,
+                      " was full (on_full: drop_oldest) and a newer event "
+                      "needed its room");
+}
+
+}  // namespace outbox

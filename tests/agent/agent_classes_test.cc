@@ -1,0 +1,154 @@
+// Copyright (c) edge-outbox authors.
+//
+// Event classes with the real agent and outbox-sink: a refund of priority 9
+// committed behind a backlog leaves first; expiry gives up old events only
+// by a clock the agent trusts, never because the wall clock jumped; every
+// burst of evictions or expiries is one log record. Counted, never timed.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_replace.h"
+#include "gtest/gtest.h"
+#include "tests/testing/agent_fixture.h"
+#include "tests/testing/fake_clock.h"
+#include "tests/testing/status.h"
+
+namespace outbox {
+namespace {
+
+constexpr absl::Duration kYear = absl::Hours(24 * 365);
+
+class AgentClassesTest : public testing::AgentSinkTest {
+ protected:
+  void SetUp() override {
+    AgentSinkTest::SetUp();
+    // Ahead of the store's newest time (the system clock's), so trusted.
+    clock_.Set(absl::Now() + absl::Minutes(1));
+  }
+
+  // Reopens the store with `classes`, on the fake clock.
+  void OpenWith(std::vector<EventClass> classes) {
+    ASSERT_OUTBOX_OK(store_->Close());
+    store_.reset();
+    Options options;
+    options.tables = {"sales"};
+    options.clock = &clock_;
+    options.event_classes = std::move(classes);
+    auto store = Store::Open(options, dir_.Sub("db"));
+    ASSERT_OUTBOX_OK(store);
+    store_ = std::move(*store);
+  }
+
+  static EventClass Telemetry(absl::Duration expire_after) {
+    EventClass c;
+    c.name = "telemetry";
+    c.event_types = {"telemetry.*"};
+    c.evictable = true;
+    c.expire_after = expire_after;
+    return c;
+  }
+
+  std::string CommitOne(const std::string& type) {
+    Txn txn;
+    Event e;
+    e.type = type;
+    e.payload = "{}";
+    const std::string id = txn.Emit(e);
+    EXPECT_OUTBOX_OK(store_->Commit(txn));
+    return id;
+  }
+
+  // Runs `agent` for a few rounds at the fake clock's present.
+  void Rounds(Agent* agent, int n = 3) {
+    for (int i = 0; i < n; ++i) {
+      EXPECT_OUTBOX_OK(agent->RunOnce(clock_.Now() + absl::Milliseconds(20)));
+    }
+  }
+
+  uint64_t Expired() { return store_->GetStats()->expired_total; }
+
+  testing::FakeClock clock_;
+};
+
+TEST_F(AgentClassesTest, ARefundOfPriorityNineLeavesBeforeTheBacklog) {
+  EventClass refunds;
+  refunds.name = "fiscal";
+  refunds.event_types = {"refund.*"};
+  refunds.priority = 9;
+  refunds.fiscal = true;
+  ASSERT_NO_FATAL_FAILURE(OpenWith({Telemetry(absl::ZeroDuration()), refunds}));
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  for (int i = 0; i < 200; ++i) CommitOne("telemetry.temp");
+  const std::string refund = CommitOne("refund.created");
+  std::unique_ptr<Agent> agent = MakeAgent(
+      absl::StrReplaceAll(Config(), {{"agent {", "agent { max_in_flight: 1"}}),
+      &clock_);
+  ASSERT_NE(agent, nullptr);
+  ASSERT_OUTBOX_OK(agent->Drain());
+  const std::vector<testing::SinkLine> log = SinkLog();
+  ASSERT_EQ(log.size(), 201u);
+  EXPECT_EQ(log[0].id, refund) << "the refund waited behind the telemetry";
+}
+
+TEST_F(AgentClassesTest, AJumpOfTheWallClockExpiresNothing) {
+  ASSERT_NO_FATAL_FAILURE(OpenWith({Telemetry(absl::Hours(1))}));
+  // No sink: the events wait, as on a till offline.
+  for (int i = 0; i < 5; ++i) CommitOne("telemetry.temp");
+  std::unique_ptr<Agent> agent = MakeAgent(Config(), &clock_);
+  ASSERT_NE(agent, nullptr);
+  Rounds(agent.get());
+  clock_.Set(clock_.Now() + kYear);   // ahead: still "trusted"
+  clock_.Advance(absl::Seconds(20));  // past a class check
+  Rounds(agent.get());
+  EXPECT_EQ(Expired(), 0u) << "a year-long jump counted as a year";
+  clock_.Advance(absl::Minutes(61));  // an hour passes for real
+  Rounds(agent.get());
+  EXPECT_EQ(Expired(), 5u);
+  EXPECT_EQ(store_->GetStats()->pending_events, 0u);
+  EXPECT_EQ(Logged(LogEvent::kEventsExpired), 1);
+}
+
+TEST_F(AgentClassesTest, AClockTheKernelCallsUnsynchronizedExpiresNothing) {
+  ASSERT_NO_FATAL_FAILURE(OpenWith({Telemetry(absl::Hours(1))}));
+  for (int i = 0; i < 5; ++i) CommitOne("telemetry.temp");
+  // A board that booted with a garbage time a year ahead, before NTP.
+  clock_.Set(clock_.Now() + kYear);
+  clock_.SetSynchronized(false);
+  std::unique_ptr<Agent> agent = MakeAgent(Config(), &clock_);
+  ASSERT_NE(agent, nullptr);
+  Rounds(agent.get());
+  clock_.Advance(absl::Seconds(20));
+  Rounds(agent.get());
+  EXPECT_EQ(Expired(), 0u);
+  clock_.SetSynchronized(true);  // the time is right after all
+  clock_.Advance(absl::Seconds(20));
+  Rounds(agent.get());
+  EXPECT_EQ(Expired(), 5u);
+}
+
+TEST_F(AgentClassesTest, ExpiryWaitsWhileTheClockIsBehindTheStoresMark) {
+  ASSERT_NO_FATAL_FAILURE(OpenWith({Telemetry(absl::Hours(1))}));
+  const absl::Time start = clock_.Now();
+  const std::string old_reading = CommitOne("telemetry.temp");
+  clock_.Advance(absl::Hours(3));
+  CommitOne("sale.created");  // the store's mark: start + 3 h
+  // Set back 1 h: behind the mark, yet the reading looks 2 h old.
+  clock_.Set(start + absl::Hours(2));
+  std::unique_ptr<Agent> agent = MakeAgent(Config(), &clock_);
+  ASSERT_NE(agent, nullptr);
+  Rounds(agent.get());
+  clock_.Advance(absl::Seconds(20));
+  Rounds(agent.get());
+  EXPECT_EQ(Logged(LogEvent::kClockUntrusted), 1);
+  EXPECT_EQ(Expired(), 0u);
+  ASSERT_OUTBOX_OK(store_->FindPending(old_reading));
+  clock_.Set(start + absl::Hours(3) + absl::Minutes(1));  // right again
+  clock_.Advance(absl::Seconds(20));
+  Rounds(agent.get());
+  EXPECT_EQ(Expired(), 1u);
+}
+
+}  // namespace
+}  // namespace outbox
