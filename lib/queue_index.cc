@@ -52,6 +52,7 @@ void QueueIndex::Add(uint64_t seq, absl::string_view ordering_key,
   } else {
     seqs_.emplace(seq, slot);
   }
+  ++lanes_[lane].pending;
   if (ordering_key.empty()) {
     MakeReady(seq, slot);
     return;
@@ -67,6 +68,7 @@ void QueueIndex::Remove(uint64_t seq, absl::string_view ordering_key) {
   if (slot_it == seqs_.end() || slot_it->second.lane == kNoLane) return;
   const Slot slot = slot_it->second;
   seqs_.erase(slot_it);
+  --lanes_[slot.lane].pending;
   if (ordering_key.empty()) {
     UnmakeReady(seq, slot);
     return;
@@ -136,6 +138,8 @@ void QueueIndex::Relane(uint64_t seq, uint32_t lane) {
   Slot& slot = it->second;
   // Ready here only if it was ready there: the key's order is untouched.
   const bool ready = lanes_[slot.lane].ready.erase({slot.due, seq}) > 0;
+  --lanes_[slot.lane].pending;
+  ++lanes_[lane].pending;
   slot.lane = lane;
   if (ready) MakeReady(seq, slot);
 }
