@@ -62,6 +62,8 @@ Scale Scale::FromEnv() {
   ReadInt("OUTBOX_BENCH_COMMITS", &s.commits);
   ReadInt("OUTBOX_BENCH_PRODUCERS", &s.producers);
   ReadInt("OUTBOX_BENCH_DRAIN_EVENTS", &s.drain_events);
+  ReadInt("OUTBOX_BENCH_CELLULAR_EVENTS", &s.cellular_events);
+  s.cellular_events = std::max(s.cellular_events, 1);
   ReadInt("OUTBOX_BENCH_EVENTS", &s.events);
   ReadInt("OUTBOX_BENCH_IDLE_SECONDS", &s.idle_seconds);
   ReadInt("OUTBOX_BENCH_OFFLINE_COMMITS", &s.offline_commits);
@@ -85,6 +87,7 @@ std::string Scale::Describe() const {
   return absl::StrCat(
       "OUTBOX_BENCH_COMMITS=", commits, " OUTBOX_BENCH_PRODUCERS=", producers,
       " OUTBOX_BENCH_DRAIN_EVENTS=", drain_events,
+      " OUTBOX_BENCH_CELLULAR_EVENTS=", cellular_events,
       " OUTBOX_BENCH_EVENTS=", events,
       " OUTBOX_BENCH_OPEN_SIZES=", absl::StrJoin(open_sizes, ","),
       " OUTBOX_BENCH_IDLE_SECONDS=", idle_seconds,
