@@ -40,6 +40,7 @@ class BenchSink {
   std::string url() const;
   const std::string& secrets_file() const { return secrets_file_; }
   int port() const;
+  pid_t pid() const { return process_->pid(); }
   // Its request log: one JSON line per request (per event of a batch).
   const std::string& log_path() const { return log_; }
   // Errors unless every line of the log has a valid signature and exactly

@@ -98,6 +98,9 @@ absl::Duration ThreadCpu();
 absl::Duration ThreadCpu(pthread_t thread);
 // CPU time (user + system) of the whole process so far.
 absl::Duration ProcessCpu();
+// The same of another process (/proc/<pid>/stat, in clock ticks: 10 ms);
+// zero when unreadable.
+absl::Duration ProcessCpu(pid_t pid);
 
 // write_bytes of /proc/<pid>/io (0: this process): bytes this process caused
 // to be sent to storage, every thread included (RocksDB's background flushes

@@ -137,7 +137,7 @@ absl::Status Drive(const DrainSpec& spec, SteppedAgent* agent, Store* store,
 // Reads the sink's log: distinct events, repeats, and each trailing event's
 // latency from its commit to the first time the sink logged it (when it
 // answered 2xx).
-absl::Status TallySink(const BenchSink& sink,
+absl::Status TallySink(const BenchSink& sink, int events,
                        const std::map<std::string, absl::Time>& committed,
                        DrainFigures* f) {
   absl::flat_hash_map<std::string, int64_t> first_ms;
@@ -153,6 +153,11 @@ absl::Status TallySink(const BenchSink& sink,
     }
   }
   f->delivered = static_cast<int64_t>(first_ms.size());
+  if (f->delivered != static_cast<int64_t>(committed.size()) + events) {
+    return absl::InternalError(
+        absl::StrCat("outbox-sink logged ", f->delivered, " distinct events; ",
+                     committed.size() + events, " were committed"));
+  }
   for (const auto& [id, at] : committed) {
     auto it = first_ms.find(id);
     if (it == first_ms.end()) {
@@ -203,7 +208,7 @@ absl::StatusOr<DrainFigures> RunCellularDrain(const DrainSpec& spec,
   f.connections = relay->connections();
   f.requests = agent->requests();
   f.cpu_us_per_event = agent->cpu_us_per_event();
-  OUTBOX_RETURN_IF_ERROR(TallySink(*sink, committed, &f));
+  OUTBOX_RETURN_IF_ERROR(TallySink(*sink, spec.events, committed, &f));
   return f;
 }
 

@@ -98,11 +98,13 @@ std::string Detail(const RowSpec& spec, DrainFigures& f, int full) {
   absl::StrAppendFormat(
       &d,
       "; wire %s B/event up + %s down (IP, through tbf), HTTP %s B/event; "
-      "agent CPU %s us/event; %d requests, %d resets, %d repeats at the sink",
+      "agent CPU %s us/event; %d requests over %d connections, %d resets, "
+      "%d repeats at the sink",
       FormatFigure(static_cast<double>(f.up.bytes) / f.delivered),
       FormatFigure(static_cast<double>(f.down.bytes) / f.delivered),
       FormatFigure(static_cast<double>(f.http_bytes) / f.delivered),
-      FormatFigure(f.cpu_us_per_event), f.requests, f.resets, f.duplicates);
+      FormatFigure(f.cpu_us_per_event), f.requests, f.connections, f.resets,
+      f.duplicates);
   if (f.up.dropped + f.down.dropped > 0) {
     absl::StrAppendFormat(&d, "; tbf dropped %d packets",
                           f.up.dropped + f.down.dropped);
