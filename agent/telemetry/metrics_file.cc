@@ -48,6 +48,7 @@ void AgentImpl::CountInMetrics(
     case Settlement::Kind::kDelivered: {
       // Both wall-clock times: the commit's and now, as a receiver sees it.
       metrics_.OnDelivered(clock_->Now() - s.event.created);
+      if (config_.agent.metrics_file.empty()) break;  // no ETA to show
       absl::StatusOr<const Destination*> d =
           Route(config_, s.event.type, s.event.destination);
       if (d.ok()) drain_rate_.OnDelivered((*d)->name, 1, Steady());
