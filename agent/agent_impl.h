@@ -38,6 +38,7 @@
 #include "agent/send/http_sender.h"
 #include "agent/send/sender.h"
 #include "agent/telemetry/agent_metrics.h"
+#include "agent/telemetry/drain_rate.h"
 #include "agent/telemetry/log_limiter.h"
 #include "agent/workflow/definitions.h"
 #include "agent/workflow/plan.h"
@@ -293,6 +294,9 @@ class AgentImpl final {
   // is logged, never returned: metrics must not stop deliveries.
   void WriteMetricsIfDue(absl::Time steady);
   void WriteMetrics();
+  // Pending events per destination name, as the configuration routes each
+  // lane (Store::PendingByLane); lanes no route takes are left out.
+  absl::flat_hash_map<std::string, uint64_t> PendingPerDestination();
   // Counts settlement `s`, written, in metrics_; `dead` says why the ones
   // of its round were dead-lettered.
   void CountInMetrics(
@@ -403,6 +407,7 @@ class AgentImpl final {
 
   AgentStats stats_;
   AgentMetrics metrics_;
+  DrainRate drain_rate_;  // deliveries per destination: the drain ETA
   // Why each event dead-lettered in this round's settlements (by seq) is,
   // for metrics_ once the write is done.
   absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason> dead_reasons_;

@@ -58,6 +58,7 @@ void QueueIndex::Add(uint64_t seq, absl::string_view ordering_key,
     seqs_.emplace(seq, slot);
   }
   Count(seq, slot, +1, added_at);
+  ++lanes_[lane].pending;
   if (ordering_key.empty()) {
     MakeReady(seq, slot);
     return;
@@ -74,6 +75,7 @@ void QueueIndex::Remove(uint64_t seq, absl::string_view ordering_key) {
   const Slot slot = slot_it->second;
   seqs_.erase(slot_it);
   Count(seq, slot, -1, 0);
+  --lanes_[slot.lane].pending;
   if (ordering_key.empty()) {
     UnmakeReady(seq, slot);
     return;
@@ -145,6 +147,8 @@ void QueueIndex::Relane(uint64_t seq, uint32_t lane) {
   Slot& slot = it->second;
   // Ready here only if it was ready there: the key's order is untouched.
   const bool ready = lanes_[slot.lane].ready.erase({slot.due, seq}) > 0;
+  --lanes_[slot.lane].pending;
+  ++lanes_[lane].pending;
   slot.lane = lane;
   if (ready) MakeReady(seq, slot);
 }

@@ -67,6 +67,9 @@ class QueueIndex {
   uint32_t LaneOf(absl::string_view destination, absl::string_view type,
                   absl::string_view target = {});
   const LaneInfo& lane(uint32_t id) const { return lanes_[id].info; }
+  // The lane's pending events: ready ones and those waiting behind their
+  // ordering key's head alike.
+  size_t pending(uint32_t id) const { return lanes_[id].pending; }
   size_t lane_count() const { return lanes_.size(); }
 
   // Adds a pending event whose stored entry is `bytes` long, at index time
@@ -171,6 +174,7 @@ class QueueIndex {
   struct Lane {
     LaneInfo info;
     Ready ready;
+    size_t pending = 0;
   };
 
   void MakeReady(uint64_t seq, const Slot& slot) {

@@ -172,6 +172,26 @@ TEST(QueueIndexTest, RelaneKeepsAnOrderingKeysFollowerWaiting) {
   EXPECT_EQ(index.ready_count(), 1u);
 }
 
+// A lane's pending count is every event in it, ready or waiting behind its
+// key, and follows an event that is relaned or removed.
+TEST(QueueIndexTest, PendingCountsEveryEventOfTheLane) {
+  QueueIndex index;
+  const uint32_t any = index.LaneOf("", "order");
+  const uint32_t down = index.LaneOf("", "order", "high_value");
+  index.Add(1, "sale-1", any, 0, 100);
+  index.Add(2, "sale-1", any, 0, 100);  // waits behind 1
+  index.Add(3, "", any, 0, 100);
+  EXPECT_EQ(index.pending(any), 3u);
+  index.Relane(2, down);
+  EXPECT_EQ(index.pending(any), 2u);
+  EXPECT_EQ(index.pending(down), 1u);
+  index.Remove(1, "sale-1");
+  index.Remove(2, "sale-1");
+  index.Remove(2, "sale-1");  // not indexed any more: no-op
+  EXPECT_EQ(index.pending(any), 1u);
+  EXPECT_EQ(index.pending(down), 0u);
+}
+
 TEST(QueueIndexTest, PickDueTakesDueEventsInOrderAcrossLanes) {
   QueueIndex index;
   const uint32_t a = index.LaneOf("", "a"), b = index.LaneOf("", "b");

@@ -205,6 +205,19 @@ absl::StatusOr<size_t> StoreImpl::TEST_ScanFromZero(size_t limit) {
   return found;
 }
 
+absl::StatusOr<std::vector<LanePending>> StoreImpl::PendingByLane() {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  std::vector<LanePending> lanes;
+  absl::MutexLock l(&mu_);
+  for (uint32_t id = 0; id < index_.lane_count(); ++id) {
+    if (index_.pending(id) == 0) continue;
+    const QueueIndex::LaneInfo& info = index_.lane(id);
+    lanes.push_back(
+        {info.destination, info.type, info.target, index_.pending(id)});
+  }
+  return lanes;
+}
+
 absl::StatusOr<Stats> StoreImpl::GetStats() {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
   Stats stats;

@@ -125,6 +125,7 @@ class StoreImpl final : public Store {
   absl::StatusOr<size_t> PurgeDeadLetters(absl::Time cutoff) override;
   absl::Status PurgeDeadLetter(absl::string_view id) override;
   absl::StatusOr<Stats> GetStats() override;
+  absl::StatusOr<std::vector<LanePending>> PendingByLane() override;
   absl::Time WallClockMark() const override;
   absl::Status ResetWallClockMark() override;
   absl::StatusOr<WorkflowRecord> GetWorkflow(

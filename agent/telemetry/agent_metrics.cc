@@ -2,7 +2,10 @@
 
 #include "agent/telemetry/agent_metrics.h"
 
+#include <limits>
+
 #include "agent/retry_policy.h"
+#include "agent/telemetry/drain_rate.h"
 #include "agent/telemetry/store_metrics.h"
 
 namespace outbox {
@@ -70,6 +73,36 @@ void AddDestinations(const std::vector<AgentMetrics::DestinationState>& ds,
   out->push_back(std::move(unreachable));
 }
 
+// Each destination's backlog, its delivery rate and the time the backlog
+// would take at that rate (DrainEta: +Inf while events wait and none move).
+void AddDrainEta(const std::vector<AgentMetrics::DestinationState>& ds,
+                 std::vector<MetricFamily>* out) {
+  MetricFamily pending =
+      Family("outbox_destination_pending_events", Type::kGauge,
+             "Pending events the configuration routes to the destination.");
+  MetricFamily rate = Family(
+      "outbox_destination_delivery_rate", Type::kGauge,
+      "Events per second delivered to the destination over the last minute "
+      "(or since it started delivering again, if that is less).");
+  MetricFamily eta = Family(
+      "outbox_drain_eta_seconds", Type::kGauge,
+      "Estimated time to deliver the destination's pending events at its "
+      "delivery rate: 0 when none are pending, +Inf while none move.");
+  for (const AgentMetrics::DestinationState& d : ds) {
+    const MetricLabels labels = {{"destination", d.name}};
+    pending.samples.push_back({"", labels, static_cast<double>(d.pending)});
+    rate.samples.push_back({"", labels, d.per_second});
+    const absl::Duration left = DrainEta(d.pending, d.per_second);
+    eta.samples.push_back({"", labels,
+                           left == absl::InfiniteDuration()
+                               ? std::numeric_limits<double>::infinity()
+                               : absl::ToDoubleSeconds(left)});
+  }
+  out->push_back(std::move(pending));
+  out->push_back(std::move(rate));
+  out->push_back(std::move(eta));
+}
+
 }  // namespace
 
 AgentMetrics::AgentMetrics() : delivery_latency_(kDeliveryLatencyBuckets) {}
@@ -109,6 +142,7 @@ std::vector<MetricFamily> AgentMetrics::Families(
       "reload or restart brings a route.",
       static_cast<double>(unrouted_types_)));
   AddDestinations(destinations, &out);
+  AddDrainEta(destinations, &out);
   MetricFamily commit = Family(
       "outbox_commit_duration_seconds", Type::kHistogram,
       "Store::Commit latency, fsync included, of the commits made in this "

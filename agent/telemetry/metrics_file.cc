@@ -45,10 +45,15 @@ void AgentImpl::CountInMetrics(
     const Settlement& s,
     const absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason>& dead) {
   switch (s.kind) {
-    case Settlement::Kind::kDelivered:
+    case Settlement::Kind::kDelivered: {
       // Both wall-clock times: the commit's and now, as a receiver sees it.
       metrics_.OnDelivered(clock_->Now() - s.event.created);
+      if (config_.agent.metrics_file.empty()) break;  // no ETA to show
+      absl::StatusOr<const Destination*> d =
+          Route(config_, s.event.type, s.event.destination);
+      if (d.ok()) drain_rate_.OnDelivered((*d)->name, 1, Steady());
       break;
+    }
     case Settlement::Kind::kAttempt:
     case Settlement::Kind::kStepDone:
       break;  // counted by outcome when the answer came
@@ -68,6 +73,22 @@ void AgentImpl::CountInMetrics(
   }
 }
 
+absl::flat_hash_map<std::string, uint64_t> AgentImpl::PendingPerDestination() {
+  absl::flat_hash_map<std::string, uint64_t> pending;
+  absl::StatusOr<std::vector<LanePending>> lanes = store_->PendingByLane();
+  if (!lanes.ok()) return pending;  // the store closed: none to show
+  for (const LanePending& lane : *lanes) {
+    if (!lane.target.empty()) {  // a workflow's next request's destination
+      pending[lane.target] += lane.events;
+      continue;
+    }
+    absl::StatusOr<const Destination*> d =
+        Route(config_, lane.type, lane.destination);
+    if (d.ok()) pending[(*d)->name] += lane.events;
+  }
+  return pending;
+}
+
 void AgentImpl::WriteMetrics() {
   const std::string& path = config_.agent.metrics_file;
   if (path.empty()) return;
@@ -78,9 +99,12 @@ void AgentImpl::WriteMetrics() {
   if (s.ok()) {
     std::vector<AgentMetrics::DestinationState> destinations;
     const absl::Time steady = Steady();
+    absl::flat_hash_map<std::string, uint64_t> pending =
+        PendingPerDestination();
     for (const Destination& d : config_.destinations) {
-      destinations.push_back(
-          {d.name, KindLabel(d.kind), reachability_.Of(d.name, steady)});
+      destinations.push_back({d.name, KindLabel(d.kind),
+                              reachability_.Of(d.name, steady), pending[d.name],
+                              drain_rate_.PerSecond(d.name, steady)});
     }
     s = WriteFileAtomically(
         path, RenderPrometheusText(

@@ -92,7 +92,7 @@ absl::StatusOr<CommitResult> CommitSale(Store* store, const SaleMix& mix,
   Txn txn;
   Event event;
   event.type = "sale.created";
-  event.ordering_key = till;
+  if (mix.keyed_by_till) event.ordering_key = till;
   event.payload = SalePayload(mix, sale, n);
   const std::string event_id = txn.Emit(event);
   txn.Put(kTable, sale, SaleRecord(n, event_id, "sold"));

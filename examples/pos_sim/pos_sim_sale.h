@@ -35,6 +35,10 @@ struct SaleMix {
   // delivered: a later Txn marks it refunded and cancels its workflow. 0:
   // none.
   int64_t refund_every = 0;
+  // Whether a sale's event carries its till as the ordering key (FIFO per
+  // till), as the demo's tills commit them. The drain-time benchmark sends
+  // the same payloads unkeyed, so that requests can overlap.
+  bool keyed_by_till = true;
 };
 
 // Sale n's fraud risk score, 0..99 (a spread: both billing routes occur).

@@ -8,6 +8,7 @@
 
 #include <poll.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -160,6 +161,36 @@ TEST_F(AgentMetricsTest, OfflineRequestsAreNotAttemptsButTimeUnreachable) {
               0)
         << outcome;
   }
+}
+
+// The drain ETA: each destination's pending events, as the routes take
+// them, over the rate it delivered at lately. "sink" delivered 6 events in
+// the 10 s before the file is written and has 12 more pending (in flight,
+// unanswered); "later" has 3 and delivered none.
+TEST_F(AgentMetricsTest, DrainEtaIsPendingOverTheRecentDeliveryRate) {
+  AnswerAlways(Answer::kOk);
+  for (int i = 0; i < 6; ++i) CommitEvent(MakeEvent("sale"));
+  auto agent = MakeAgent(absl::StrCat(Config(), R"(
+      destinations { name: "later" url: "http://later.test/" }
+      routes { event_type: "audit" destination: "later" })"));
+  ASSERT_NE(agent, nullptr);
+  ASSERT_EQ(RequestsNow(agent.get()), 6u);
+  ASSERT_EQ(agent->stats().delivered, 6u);
+  transport_->Hold();
+  for (int i = 0; i < 12; ++i) CommitEvent(MakeEvent("sale"));
+  for (int i = 0; i < 3; ++i) CommitEvent(MakeEvent("audit"));
+  NextInterval(agent.get());
+  EXPECT_EQ(Sample("outbox_destination_pending_events{destination=\"sink\"}"),
+            12);
+  EXPECT_EQ(Sample("outbox_destination_pending_events{destination=\"later\"}"),
+            3);
+  EXPECT_NEAR(Sample("outbox_destination_delivery_rate{destination=\"sink\"}"),
+              0.6, 1e-9);
+  EXPECT_NEAR(Sample("outbox_drain_eta_seconds{destination=\"sink\"}"), 20,
+              1e-6);
+  EXPECT_TRUE(
+      std::isinf(Sample("outbox_drain_eta_seconds{destination=\"later\"}")));
+  transport_->Release();
 }
 
 TEST_F(AgentMetricsTest, FileIsRewrittenOnceTheIntervalHasPassed) {

@@ -40,6 +40,9 @@ class BenchSink {
   std::string url() const;
   const std::string& secrets_file() const { return secrets_file_; }
   int port() const;
+  pid_t pid() const { return process_->pid(); }
+  // Its request log: one JSON line per request (per event of a batch).
+  const std::string& log_path() const { return log_; }
   // Errors unless every line of the log has a valid signature and exactly
   // `requests` of them have ids starting with `id_prefix`: the load
   // generator's requests are what the agent's would be.
@@ -53,9 +56,11 @@ class BenchSink {
 
 // Configuration delivering every event to `url` with at most
 // `max_in_flight` requests at once; the rest (retries, probes) default.
-// `secrets_file` may be empty (unsigned).
+// `secrets_file` may be empty (unsigned); `batch` is the destination's
+// batch fields, `agent_fields` more fields of `agent { }`.
 std::string AgentConfig(const std::string& url, const std::string& secrets_file,
-                        int max_in_flight, const std::string& batch = "");
+                        int max_in_flight, const std::string& batch = "",
+                        const std::string& agent_fields = "");
 
 // An agent driven by RunOnce() on the calling thread (as a firmware main
 // loop drives it), a slice of deliveries at a time, so that agents can be

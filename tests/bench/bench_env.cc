@@ -14,7 +14,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -62,6 +65,8 @@ Scale Scale::FromEnv() {
   ReadInt("OUTBOX_BENCH_COMMITS", &s.commits);
   ReadInt("OUTBOX_BENCH_PRODUCERS", &s.producers);
   ReadInt("OUTBOX_BENCH_DRAIN_EVENTS", &s.drain_events);
+  ReadInt("OUTBOX_BENCH_CELLULAR_EVENTS", &s.cellular_events);
+  s.cellular_events = std::max(s.cellular_events, 1);
   ReadInt("OUTBOX_BENCH_EVENTS", &s.events);
   ReadInt("OUTBOX_BENCH_IDLE_SECONDS", &s.idle_seconds);
   ReadInt("OUTBOX_BENCH_OFFLINE_COMMITS", &s.offline_commits);
@@ -85,6 +90,7 @@ std::string Scale::Describe() const {
   return absl::StrCat(
       "OUTBOX_BENCH_COMMITS=", commits, " OUTBOX_BENCH_PRODUCERS=", producers,
       " OUTBOX_BENCH_DRAIN_EVENTS=", drain_events,
+      " OUTBOX_BENCH_CELLULAR_EVENTS=", cellular_events,
       " OUTBOX_BENCH_EVENTS=", events,
       " OUTBOX_BENCH_OPEN_SIZES=", absl::StrJoin(open_sizes, ","),
       " OUTBOX_BENCH_IDLE_SECONDS=", idle_seconds,
@@ -165,6 +171,24 @@ absl::Duration ProcessCpu() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return FromTimespec(ts);
+}
+
+absl::Duration ProcessCpu(pid_t pid) {
+  std::ifstream in(ProcPath(pid, "stat"));
+  std::string stat((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  // "pid (comm) state ...": the command may hold spaces; count from ')'.
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return absl::ZeroDuration();
+  std::vector<absl::string_view> fields = absl::StrSplit(
+      absl::string_view(stat).substr(paren + 2), ' ', absl::SkipEmpty());
+  int64_t utime = 0, stime = 0;  // fields 14 and 15 of stat(5), in ticks
+  if (fields.size() < 13 || !absl::SimpleAtoi(fields[11], &utime) ||
+      !absl::SimpleAtoi(fields[12], &stime)) {
+    return absl::ZeroDuration();
+  }
+  return absl::Seconds(static_cast<double>(utime + stime) /
+                       sysconf(_SC_CLK_TCK));
 }
 
 int64_t WriteBytes(pid_t pid) {

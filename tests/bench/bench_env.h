@@ -26,9 +26,11 @@ namespace outbox::bench {
 // How big a run is. Each field is read from the environment variable named
 // beside it; the defaults are the full scale that issue 11 asks for.
 struct Scale {
-  int commits = 20000;          // OUTBOX_BENCH_COMMITS: per commit/ack row
-  int producers = 8;            // OUTBOX_BENCH_PRODUCERS: the N-thread rows
-  int drain_events = 20000;     // OUTBOX_BENCH_DRAIN_EVENTS: per drain row
+  int commits = 20000;       // OUTBOX_BENCH_COMMITS: per commit/ack row
+  int producers = 8;         // OUTBOX_BENCH_PRODUCERS: the N-thread rows
+  int drain_events = 20000;  // OUTBOX_BENCH_DRAIN_EVENTS: per drain row
+  // OUTBOX_BENCH_CELLULAR_EVENTS: the backlog of the drain-time rows
+  int cellular_events = 100000;
   int events = 1000000;         // OUTBOX_BENCH_EVENTS: churned / pending
   std::vector<int> open_sizes;  // OUTBOX_BENCH_OPEN_SIZES: "100000,1000000"
   int idle_seconds = 10;        // OUTBOX_BENCH_IDLE_SECONDS: offline idle
@@ -96,6 +98,9 @@ absl::Duration ThreadCpu();
 absl::Duration ThreadCpu(pthread_t thread);
 // CPU time (user + system) of the whole process so far.
 absl::Duration ProcessCpu();
+// The same of another process (/proc/<pid>/stat, in clock ticks: 10 ms);
+// zero when unreadable.
+absl::Duration ProcessCpu(pid_t pid);
 
 // write_bytes of /proc/<pid>/io (0: this process): bytes this process caused
 // to be sent to storage, every thread included (RocksDB's background flushes

@@ -34,6 +34,11 @@ absl::Status RunAckRows(const Scale& scale, const std::string& dir,
 absl::Status RunDrainRows(const Scale& scale, const std::string& dir,
                           Table* table);
 
+// outbox-agent --drain-and-exit in its own process into outbox-sink, 1, 8
+// and 16 in flight, in rounds (process_drain_rows.cc).
+absl::Status RunProcessDrainRows(const Scale& scale, const std::string& dir,
+                                 Table* table);
+
 // One ordering key into outbox-sink answering after 100 ms (a slow link):
 // one event per request against batches of 100 (batch_rows.cc).
 absl::Status RunBatchRows(const Scale& scale, const std::string& dir,
@@ -43,6 +48,13 @@ absl::Status RunBatchRows(const Scale& scale, const std::string& dir,
 // the receiver read per event (wire_rows.cc).
 absl::Status RunWireRows(const Scale& scale, const std::string& dir,
                          Table* table);
+
+// Time to drain a day's backlog of sales over an emulated cellular link
+// (tc in a private network namespace, and a delaying relay), one event per
+// request against batches, compressed or not, 1 and 16 in flight
+// (drain_time_rows.cc).
+absl::Status RunDrainTimeRows(const Scale& scale, const std::string& dir,
+                              Table* table);
 
 // Drain, NextDue, ListPending and open after N events went through the
 // queue, against a fresh store (churn_rows.cc).

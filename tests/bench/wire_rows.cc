@@ -19,7 +19,7 @@
 #include "tests/bench/bench_env.h"
 #include "tests/bench/bench_ops.h"
 #include "tests/bench/bench_sections.h"
-#include "tests/bench/counting_relay.h"
+#include "tests/bench/link_relay.h"
 
 namespace outbox::bench {
 namespace {
@@ -44,8 +44,8 @@ absl::Status Drain(const std::string& dir, int events, WireDrain* d) {
   }
   const std::string batch =
       absl::StrCat("max_events: ", kBatch, " compression: \"", d->coding, "\"");
-  OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<CountingRelay> relay,
-                          CountingRelay::Start(sink->port()));
+  OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<LinkRelay> relay,
+                          LinkRelay::Start({sink->port()}));
   const std::string url =
       absl::StrCat("http://127.0.0.1:", relay->port(), "/hook");
   OUTBOX_ASSIGN_OR_RETURN(

@@ -74,6 +74,9 @@ class ObservedStore final : public Store {
   absl::StatusOr<size_t> PurgeDeadLetters(absl::Time cutoff) override;
   absl::Status PurgeDeadLetter(absl::string_view id) override;
   absl::StatusOr<Stats> GetStats() override;
+  absl::StatusOr<std::vector<LanePending>> PendingByLane() override {
+    return base_->PendingByLane();
+  }
   absl::Time WallClockMark() const override { return base_->WallClockMark(); }
   absl::Status ResetWallClockMark() override {
     return base_->ResetWallClockMark();

@@ -11,9 +11,11 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <set>
 #include <string>
@@ -23,6 +25,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "outbox/store.h"
@@ -161,13 +164,21 @@ class MetricsEndToEndTest : public ::testing::Test {
   std::string missing_python_;
 };
 
+using ::testing::HasSubstr;
+
 double Value(const nlohmann::json& parsed, const std::string& sample) {
   const nlohmann::json& samples = parsed["samples"];
   if (!samples.contains(sample)) {
     ADD_FAILURE() << "no sample " << sample;
     return -1;
   }
-  return samples[sample].get<double>();
+  const nlohmann::json& value = samples[sample];
+  if (value.is_string()) {  // what JSON cannot hold: "+Inf", "-Inf", "NaN"
+    return value == "+Inf"   ? std::numeric_limits<double>::infinity()
+           : value == "-Inf" ? -std::numeric_limits<double>::infinity()
+                             : std::numeric_limits<double>::quiet_NaN();
+  }
+  return value.get<double>();
 }
 
 TEST_F(MetricsEndToEndTest, AgentFileAndOutboxctlAgreeWithStatsAndTheSink) {
@@ -181,6 +192,15 @@ TEST_F(MetricsEndToEndTest, AgentFileAndOutboxctlAgreeWithStatsAndTheSink) {
   ASSERT_EQ((*agent)->Wait(absl::Now() + absl::Seconds(30)), 0);
   ASSERT_TRUE(settled) << "the metrics file never showed the settled store";
   // Written once more as the agent stopped: the final figures.
+
+  // The drain ETA, read back from the agent's file: the sink's events are
+  // all delivered; the refusing destination's wait and none move.
+  sink::ExitResult eta = Ctl({"stats", "--agent-metrics", metrics_file()});
+  ASSERT_EQ(eta.exit_code, 0) << eta.err;
+  EXPECT_THAT(eta.out, HasSubstr("drain eta, sink:     drained\n"));
+  EXPECT_THAT(eta.out,
+              HasSubstr(absl::StrCat("drain eta, refusing: stalled: ", kHeld,
+                                     " pending, none delivered")));
 
   const nlohmann::json file = Parse(metrics_file());
   sink::ExitResult prometheus = Ctl({"stats", "--prometheus"});
@@ -253,6 +273,14 @@ TEST_F(MetricsEndToEndTest, AgentFileAndOutboxctlAgreeWithStatsAndTheSink) {
                   "\"refusing\"}"),
             0);
   EXPECT_EQ(Value(file, "outbox_in_flight_requests"), 0);
+  // The drain ETA: the refusing destination's events wait and none move.
+  EXPECT_EQ(
+      Value(file,
+            "outbox_destination_pending_events{destination=\"refusing\"}"),
+      kHeld);
+  EXPECT_TRUE(std::isinf(
+      Value(file, "outbox_drain_eta_seconds{destination=\"refusing\"}")));
+  EXPECT_EQ(Value(file, "outbox_drain_eta_seconds{destination=\"sink\"}"), 0);
   // A standalone agent commits nothing: its commit histogram is empty.
   EXPECT_EQ(Value(file, "outbox_commit_duration_seconds_count"), 0);
 }

@@ -3,7 +3,8 @@
 # parser (Debian: python3-prometheus-client) and prints what it read as one
 # JSON object, for tests/metrics/metrics_end_to_end_test.cc:
 #   {"families": {name: {"type": t, "help": h}},
-#    "samples": {"name{label=\"v\",...}": value}}   (labels sorted by name)
+#    "samples": {"name{label=\"v\",...}": value}}   (labels sorted by name;
+#    a value JSON cannot hold is a string: "+Inf", "-Inf", "NaN")
 # It also checks what the parser lets pass: every family has HELP text and a
 # known type, and every histogram's buckets are cumulative, end with
 # le="+Inf" and agree with _count.
@@ -45,6 +46,14 @@ def check_histogram(family, problems):
             problems.append(f"{family.name}{rest}: _count != +Inf bucket")
 
 
+def json_value(value):
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    return value
+
+
 def main():
     text = open(sys.argv[1], encoding="utf-8").read()
     out = {"families": {}, "samples": {}}
@@ -60,7 +69,7 @@ def main():
             out["families"][family.name] = {"type": family.type,
                                             "help": family.documentation}
             for s in family.samples:
-                out["samples"][key(s.name, s.labels)] = s.value
+                out["samples"][key(s.name, s.labels)] = json_value(s.value)
     except ValueError as e:
         problems.append(f"parser: {e}")
     if problems:

@@ -98,6 +98,9 @@ class ForwardingStore : public Store {
     return base_->PurgeDeadLetter(id);
   }
   absl::StatusOr<Stats> GetStats() override { return base_->GetStats(); }
+  absl::StatusOr<std::vector<LanePending>> PendingByLane() override {
+    return base_->PendingByLane();
+  }
   absl::Time WallClockMark() const override { return base_->WallClockMark(); }
   absl::Status ResetWallClockMark() override {
     return base_->ResetWallClockMark();

@@ -77,6 +77,14 @@ struct AttemptRecord {
   absl::Time decided = absl::InfinitePast();
 };
 
+// A lane's backlog (Store::PendingByLane). Plain data.
+struct LanePending {
+  std::string destination;  // the one the events name; empty: routed by type
+  std::string type;
+  std::string target;  // Store::Relane's; empty: none
+  uint64_t events = 0;
+};
+
 // A lane: the pending events that share a destination name (Event::
 // destination, often empty), an event type and a target. The agent routes a
 // lane as a whole, so NextDue asks once per lane whether its events may go.
@@ -444,6 +452,11 @@ class Store {
   virtual absl::Status PurgeDeadLetter(absl::string_view id) = 0;
 
   virtual absl::StatusOr<Stats> GetStats() = 0;
+
+  // The pending events of each lane that has any, as of the last durable
+  // write: how the agent counts each destination's backlog (its drain ETA).
+  // Costs O(lanes), never a scan. Errors: kFailedPrecondition once closed.
+  virtual absl::StatusOr<std::vector<LanePending>> PendingByLane() = 0;
 
   // The newest wall-clock time (Options::clock) of any write this store has
   // made, durable with each write: InfinitePast for a store never written
