@@ -7,6 +7,7 @@
 // for an eviction with keep_evicted false, as a count: never silently.
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -99,6 +100,21 @@ absl::StatusOr<std::vector<uint64_t>> StoreImpl::ClassRoomLocked(
   return victims;
 }
 
+absl::StatusOr<std::optional<StoreImpl::StoredEntry>> StoreImpl::ReadSeqLocked(
+    uint64_t seq) {
+  StoredEntry stored;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), pending_, keys::Seq(seq), &stored.value);
+  if (s.IsNotFound()) return std::nullopt;
+  if (!s.ok()) return FromRocks(s, "reading a pending event");
+  if (!DecodeStored(keys::kPendingFamily, "a pending entry", stored.value,
+                    &stored.entry)
+           .ok()) {
+    return std::nullopt;  // left for NextDue to report and quarantine
+  }
+  return stored;
+}
+
 absl::Status StoreImpl::BuryLocked(const std::vector<uint64_t>& seqs,
                                    Burial how) {
   if (seqs.empty()) return absl::OkStatus();
@@ -111,16 +127,11 @@ absl::Status StoreImpl::BuryLocked(const std::vector<uint64_t>& seqs,
   for (uint64_t seq : seqs) {
     const QueueIndex::Slot* slot = index_.Find(seq);
     if (slot == nullptr) continue;  // settled meanwhile
-    std::string value;
-    rocksdb::Status s =
-        db_->Get(rocksdb::ReadOptions(), pending_, keys::Seq(seq), &value);
-    if (s.IsNotFound()) continue;
-    if (!s.ok()) return FromRocks(s, "reading an event to give up");
-    storage::OutboxEntry entry;
-    if (!DecodeStored(keys::kPendingFamily, "a pending entry", value, &entry)
-             .ok()) {
-      continue;  // left for NextDue to report and quarantine
-    }
+    OUTBOX_ASSIGN_OR_RETURN(std::optional<StoredEntry> stored,
+                            ReadSeqLocked(seq));
+    if (!stored.has_value()) continue;
+    const std::string& value = stored->value;
+    storage::OutboxEntry& entry = stored->entry;
     const EventClass* c = classes_.Get(index_.ClassOfLane(slot->lane));
     const bool keep = how.expired || c == nullptr || c->keep_evicted;
     OUTBOX_RETURN_IF_ERROR(
@@ -187,16 +198,10 @@ absl::Status StoreImpl::ExpiredOfClassLocked(uint16_t cls, absl::Time cutoff,
   const int64_t index_now = IndexNow();
   for (const auto& [seq, added_at] : index_.tally(cls).seqs) {
     if (victims->size() >= limit) break;
-    std::string value;
-    rocksdb::Status s =
-        db_->Get(rocksdb::ReadOptions(), pending_, keys::Seq(seq), &value);
-    if (s.IsNotFound()) continue;
-    if (!s.ok()) return FromRocks(s, "reading an event's age");
-    storage::OutboxEntry entry;
-    if (!DecodeStored(keys::kPendingFamily, "a pending entry", value, &entry)
-             .ok()) {
-      continue;
-    }
+    OUTBOX_ASSIGN_OR_RETURN(const std::optional<StoredEntry> stored,
+                            ReadSeqLocked(seq));
+    if (!stored.has_value()) continue;
+    const storage::OutboxEntry& entry = stored->entry;
     // An event committed while the clock was known wrong: its age is what
     // the monotonic clock saw, a lower bound, never a clock's jump.
     if (entry.created_clock_behind()

@@ -371,6 +371,10 @@ class StoreImpl final : public Store {
   // skips those no longer pending. REQUIRES: a SerialWrite is held.
   absl::Status BuryLocked(const std::vector<uint64_t>& seqs, Burial how)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Pending entry `seq`, or nullopt if it is gone or cannot be decoded
+  // (NextDue reports that one).
+  absl::StatusOr<std::optional<StoredEntry>> ReadSeqLocked(uint64_t seq)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Appends to `victims` (up to `limit` in all) the oldest pending events
   // of class `cls` created before `cutoff`.
   absl::Status ExpiredOfClassLocked(uint16_t cls, absl::Time cutoff,
