@@ -148,6 +148,7 @@ absl::Status StoreImpl::WriteCommitLocked(CommitBatch* commit,
                      IndexDue(e.due_ms, built_ms), e.bytes);
         }
         for (const std::string& id : commit->cancelled) UntargetIdLocked(id);
+        cancel_count_.fetch_add(commit->cancelled.size());
       }));
   internal::CrashPoint(internal::kCommitAfterWrite);
   return absl::OkStatus();
