@@ -283,7 +283,6 @@ bool PlanForward(const workflow::WorkflowSpec& spec, const AgentConfig& config,
     s->set_destination(name);
     if (!state.rows()) s->set_request(*payload);  // rows: derived again
     a->step = i;
-    a->request_id = workflow::StepRequestId(event.id, step.name, false);
     a->method = step.method;
     a->url = a->destination->url;
     a->body = *std::move(payload);
@@ -292,7 +291,9 @@ bool PlanForward(const workflow::WorkflowSpec& spec, const AgentConfig& config,
     if (!s->sent()) {
       s->set_sent(true);
       a->kind = WorkflowAction::Kind::kMark;
+      return true;  // no request id yet (a SHA-1): that plan makes it
     }
+    a->request_id = workflow::StepRequestId(event.id, step.name, false);
     return true;
   }
   Finish(a, storage::WORKFLOW_PHASE_COMPLETED, Settlement::Kind::kDelivered, "",
