@@ -31,10 +31,11 @@
 //     (whose mark the store drops): one that read the workflow back, or
 //     one made from the state the agent wrote (PlanWorkflowFrom) while no
 //     cancel was written since its last read (Store::CancelCount). So a
-//     step with no mark never went out. Step k+1's mark rides in the synced write that
-//     settles step k's 2xx (no extra write); the first step (and one after
-//     a step-level resume) gets a kMark action: its own synced write, in
-//     the round's one Settle batch, the send once it is synced.
+//     step with no mark never went out. Step k+1's mark rides in the
+//     synced write that settles step k's 2xx (no extra write); the first
+//     step (and one after a step-level resume) gets a kMark action: its own
+//     synced write, in the round's one Settle batch, the send once it is
+//     synced.
 //   - A step with the mark and no outcome when compensation begins (a retry
 //     pending after a lost answer, a power cut before its 2xx was written),
 //     or one whose retries ran out without any answer, is IN_DOUBT: before
