@@ -100,12 +100,30 @@ class AgentImpl final {
   std::unique_ptr<HttpTransport> TakeTransport();
 
  private:
+  // What a workflow's plan was made from.
+  struct PlanBasis {
+    bool saw_cancel = false;  // a cancel of it was recorded
+    // Store::CancelCount() before the workflow was last read from the store
+    // (the plans made since from what the agent wrote carry it on).
+    uint64_t cancels = 0;
+  };
   // A workflow step (or revert) in flight: what was planned for it.
   struct WorkflowFlight {
     WorkflowRun run;
     WorkflowAction action;
+    PlanBasis basis;
     // Its step was known not done (not_done_steps_) when this send left.
     bool was_not_done = false;
+  };
+  // A workflow's state as the agent wrote it (a step's sent mark in it),
+  // decoded, and what it runs under: its next step is planned from this
+  // once the write is durable, without reading it back, while Store::
+  // CancelCount() is still `cancels` (no cancel written since the agent
+  // last read it from the store, so none the store applied unseen).
+  struct WorkflowMemo {
+    storage::WorkflowState state;
+    WorkflowRun run;
+    uint64_t cancels = 0;
   };
   struct InFlight {
     PendingEvent event;
@@ -197,28 +215,44 @@ class AgentImpl final {
   // The stored workflow of event `id`, if any. Errors: the store's.
   absl::StatusOr<std::optional<WorkflowRecord>> ReadWorkflowRecord(
       const std::string& id);
-  // Plans `event`'s next step under `run` (its stored workflow `record`,
-  // null if none) and sends it, or settles the workflow when it ended, or
-  // leaves it in the lane of the destination it needs while that one may
-  // not take a request (HeldForItsDestination); false when the transport is
-  // full.
+  // PlanWorkflow of `event` under `run` from its stored `record` (null:
+  // none).
+  WorkflowAction PlanStored(const WorkflowRun& run, const PendingEvent& event,
+                            const WorkflowRecord* record, absl::Time now);
+  // Plans `event`'s next step from `memo` (see WorkflowMemo) and starts it
+  // as StartWorkflowEvent does: kTaken, or kFull.
+  WorkflowStart StartFromMemo(PendingEvent event, WorkflowMemo memo,
+                              absl::Time now);
+  // Carries out `action`, the plan of `event`'s next step under `run`
+  // (made from `basis`): sends its request, or settles the workflow when it
+  // ended, or leaves it in the lane of the destination it needs while that
+  // one may not take a request (HeldForItsDestination); false when the
+  // transport is full.
   bool StartWorkflowEvent(PendingEvent event, const WorkflowRun& run,
-                          const WorkflowRecord* record, absl::Time now);
+                          WorkflowAction action, const PlanBasis& basis,
+                          absl::Time now);
+  // Keeps `state`, which `s` writes, in memos_ when its next step may be
+  // planned from it (a forward step marked, no cancel seen).
+  void Memo(const Settlement& s, storage::WorkflowState state,
+            const WorkflowRun& run, const PlanBasis& basis);
   // Holds every event of `type` (its lanes close) because `why`; logs it
   // once. Lifted by a new agent (a reload or a restart).
   void HoldWorkflowType(const std::string& type, const PendingEvent& event,
                         const absl::Status& why);
   // Starts the workflow events whose last write is durable now
-  // (awaiting_durable_), each planned again first from what is stored, so
-  // that a cancel recorded meanwhile is seen. They go before anything
-  // NextDue gives: their workflows are under way.
+  // (awaiting_durable_), each planned again first: from what is stored, so
+  // that a cancel recorded meanwhile is seen, or from what the agent wrote
+  // while no cancel was written since (WorkflowMemo). They go before
+  // anything NextDue gives: their workflows are under way.
   absl::Status StartDurable(absl::Time now);
   // Keeps the events of the workflow settlements just written (`batch`,
-  // its write `written`) until that write is durable, and asks the store to
-  // sync it in the background.
+  // its write `written`; `memos` what the agent knows of their states)
+  // until that write is durable, and asks the store to sync it in the
+  // background.
   absl::Status AwaitDurable(std::vector<Settlement>* batch,
                             const absl::flat_hash_set<std::string>& gone,
-                            uint64_t written);
+                            uint64_t written,
+                            absl::flat_hash_map<uint64_t, WorkflowMemo>* memos);
   // The gate of a lane of events that may be workflows'. A lane with a
   // target (Store::Relane: the destination its events' next requests need)
   // is gated by that destination alone, probe included. An untargeted one
@@ -230,10 +264,9 @@ class AgentImpl final {
   LaneGate WorkflowGate(const Lane& lane, absl::Time steady);
   // If `action`'s request may not start now (MayStartWorkflowRequest),
   // moves `event` to the lane of its destination (Store::Relane) and returns
-  // true; `record` is what the plan read (null: nothing stored).
+  // true; `saw_cancel`: the plan saw a cancel recorded.
   bool HeldForItsDestination(const WorkflowAction& action,
-                             const PendingEvent& event,
-                             const WorkflowRecord* record);
+                             const PendingEvent& event, bool saw_cancel);
   // Whether a workflow request to `destination` may start now: it is open,
   // or its probe is due and given to no one but workflows this round (then
   // this request is the probe).
@@ -428,7 +461,11 @@ class AgentImpl final {
   struct Awaiting {
     uint64_t mark;  // SettleResult::written
     PendingEvent event;
+    std::optional<WorkflowMemo> memo;  // none: planned from the store
   };
+  // The memos of this round's settlements (Memo), by event seq, until the
+  // round's write (FlushSettlements) hands them to awaiting_durable_.
+  absl::flat_hash_map<uint64_t, WorkflowMemo> memos_;
   static constexpr size_t kMaxAwaitingPerSlot = 4;
   std::deque<Awaiting> awaiting_durable_;
   absl::flat_hash_set<uint64_t> awaiting_seqs_;

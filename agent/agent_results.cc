@@ -5,6 +5,7 @@
 // and housekeeping.
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -189,6 +190,8 @@ absl::Status AgentImpl::FlushSettlements() {
   batch.swap(settled_);
   absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason> unsent;
   unsent.swap(dead_reasons_);
+  absl::flat_hash_map<uint64_t, WorkflowMemo> memos;
+  memos.swap(memos_);
   absl::StatusOr<SettleResult> result = store_->Settle(batch);
   // A full disk: the events stay as they were (a delivered one will be sent
   // again, with the same id).
@@ -223,12 +226,13 @@ absl::Status AgentImpl::FlushSettlements() {
   if (w.step_done) internal::CrashPoint(internal::kWorkflowStepBeforeSync);
   if (w.revert_done) internal::CrashPoint(internal::kWorkflowRevertBeforeSync);
   if (w.marked) internal::CrashPoint(internal::kWorkflowMarkBeforeSync);
-  return AwaitDurable(&batch, gone, result->written);
+  return AwaitDurable(&batch, gone, result->written, &memos);
 }
 
 absl::Status AgentImpl::AwaitDurable(
     std::vector<Settlement>* batch,
-    const absl::flat_hash_set<std::string>& gone, uint64_t written) {
+    const absl::flat_hash_set<std::string>& gone, uint64_t written,
+    absl::flat_hash_map<uint64_t, WorkflowMemo>* memos) {
   // Broken on purpose: planned as if the write were durable already.
   const uint64_t mark = test_.skip_workflow_sync ? 0 : written;
   const absl::Time now = clock_->Now();
@@ -237,8 +241,12 @@ absl::Status AgentImpl::AwaitDurable(
       continue;
     }
     awaiting_seqs_.insert(s.event.seq);
-    awaiting_durable_.push_back(
-        {mark, RequeuedAfterStepDone(std::move(s.event), now)});
+    std::optional<WorkflowMemo> memo;
+    auto kept = memos->find(s.event.seq);
+    if (kept != memos->end()) memo = std::move(kept->second);
+    awaiting_durable_.push_back({mark,
+                                 RequeuedAfterStepDone(std::move(s.event), now),
+                                 std::move(memo)});
   }
   if (mark == 0) return absl::OkStatus();
   // Not waited for: the loop sends everything else meanwhile, and the

@@ -169,6 +169,7 @@ absl::Status StoreImpl::WriteCommitLocked(CommitBatch* commit,
                      IndexDue(e.due_ms, built_ms), e.bytes, IndexNow());
         }
         for (const std::string& id : commit->cancelled) UntargetIdLocked(id);
+        cancel_count_.fetch_add(commit->cancelled.size());
       });
   if (!written.ok()) {
     QueueClassAddsLocked(commit->events, -1);

@@ -105,6 +105,7 @@ class StoreImpl final : public Store {
   absl::Status Sync() override;
   absl::Status RequestSync(uint64_t mark) override;
   uint64_t DurableMark() const override { return durable_mark_.load(); }
+  uint64_t CancelCount() const override { return cancel_count_.load(); }
   absl::Status RecordAttempt(const PendingEvent& event,
                              const AttemptRecord& attempt) override;
   absl::Status MarkDelivered(const PendingEvent& event) override;
@@ -573,6 +574,10 @@ class StoreImpl final : public Store {
   // or the syncer once the log is synced past it, raises durable_mark_.
   uint64_t written_mark_ ABSL_GUARDED_BY(mu_) = 0;
   std::atomic<uint64_t> durable_mark_{0};
+  // Cancels written (CancelCount), raised under mu_ by the cancel's commit
+  // once it is readable, inside its SerialWrite: a Settle, serial too, that
+  // finds a cancel stored is always ordered after the count rose.
+  std::atomic<uint64_t> cancel_count_{0};
   // The syncer's requests. Lock order: sync_mu_ is never held while taking
   // mu_ or db_mu_, nor they while taking it.
   absl::Mutex sync_mu_;

@@ -261,6 +261,19 @@ TEST_F(StoreWorkflowTest, CancelOfAPendingWorkflowOnlyRecordsIt) {
   EXPECT_EQ(stats->pending_events, 1u);
 }
 
+// The agent plans from the state it wrote while CancelCount stays put: it
+// must rise with each cancel written, and only then.
+TEST_F(StoreWorkflowTest, CancelCountRisesWithEachCancelWrittenOnly) {
+  const std::string id = CommitEvent(MakeEvent("order.created"));
+  const uint64_t before = store_->CancelCount();
+  CommitEvent(MakeEvent("order.created", "till-2"));
+  EXPECT_EQ(store_->CancelCount(), before);
+  Cancel(id, "changed mind");
+  EXPECT_EQ(store_->CancelCount(), before + 1);
+  Cancel(id, "a second click");  // the first cancel wins: nothing written
+  EXPECT_EQ(store_->CancelCount(), before + 1);
+}
+
 // A step's sent mark, with and without a cancel recorded before it.
 class StoreWorkflowMarkTest : public StoreWorkflowTest {
  protected:

@@ -7,7 +7,12 @@
 // StartDurable picks the workflow up when it is), so a step's result is
 // durable before the next step starts, and so is the next step's sent mark,
 // which rides in the same write; a step not marked yet is marked in a write
-// of its own first. The loop sends everything else meanwhile.
+// of its own first. The loop sends everything else meanwhile. That plan is
+// made from the state the agent wrote (WorkflowMemo) while no cancel was
+// written since it last read the workflow (Store::CancelCount), else from
+// the store: what the store holds is then the state the agent wrote, so
+// the read is saved (with its decoding and copies) on every step of a
+// workflow nobody cancels.
 
 #include <memory>
 #include <utility>
@@ -29,6 +34,8 @@ absl::StatusOr<std::optional<WorkflowRecord>> AgentImpl::ReadWorkflowRecord(
 
 absl::StatusOr<AgentImpl::WorkflowStart> AgentImpl::TryWorkflowEvent(
     PendingEvent* event, absl::Time now) {
+  // Counted before the read: a cancel the read may miss raises it.
+  const uint64_t cancels = store_->CancelCount();
   OUTBOX_ASSIGN_OR_RETURN(std::optional<WorkflowRecord> record,
                           ReadWorkflowRecord(event->id));
   const WorkflowRecord* stored = record.has_value() ? &*record : nullptr;
@@ -43,9 +50,53 @@ absl::StatusOr<AgentImpl::WorkflowStart> AgentImpl::TryWorkflowEvent(
   for (const std::string& name : definitions_.TakeNewDestinations()) {
     reachability_.Add(name);
   }
-  return StartWorkflowEvent(std::move(*event), *run, stored, now)
+  WorkflowAction action = PlanStored(*run, *event, stored, now);
+  const PlanBasis basis{stored != nullptr && stored->cancelled, cancels};
+  return StartWorkflowEvent(std::move(*event), *run, std::move(action), basis,
+                            now)
              ? WorkflowStart::kTaken
              : WorkflowStart::kFull;
+}
+
+WorkflowAction AgentImpl::PlanStored(const WorkflowRun& run,
+                                     const PendingEvent& event,
+                                     const WorkflowRecord* record,
+                                     absl::Time now) {
+  const workflow::WorkflowSpec& spec = *run.spec;
+  WorkflowAction action = PlanWorkflow(spec, *run.config, event, record, now);
+  if (!test_.skip_in_doubt_resend || !action.resend) return action;
+  // Broken on purpose: the step in doubt is passed over, as if it had
+  // never been sent (what compensation did before the resend).
+  storage::WorkflowStepState* s =
+      action.state.mutable_steps(static_cast<int>(action.step));
+  s->set_status(storage::STEP_STATUS_UNSPECIFIED);
+  s->set_sent(false);
+  WorkflowRecord broken = *record;
+  broken.state = action.state.SerializeAsString();
+  return PlanWorkflow(spec, *run.config, event, &broken, now);
+}
+
+AgentImpl::WorkflowStart AgentImpl::StartFromMemo(PendingEvent event,
+                                                  WorkflowMemo memo,
+                                                  absl::Time now) {
+  WorkflowAction action = PlanWorkflowFrom(*memo.run.spec, *memo.run.config,
+                                           event, std::move(memo.state), now);
+  return StartWorkflowEvent(std::move(event), memo.run, std::move(action),
+                            PlanBasis{false, memo.cancels}, now)
+             ? WorkflowStart::kTaken
+             : WorkflowStart::kFull;
+}
+
+void AgentImpl::Memo(const Settlement& s, storage::WorkflowState state,
+                     const WorkflowRun& run, const PlanBasis& basis) {
+  // Only a forward step marked next: every other path (compensation, a
+  // cancel seen) is planned from the store, as before.
+  if (basis.saw_cancel || s.kind != Settlement::Kind::kStepDone ||
+      s.workflow_marked_step < 0) {
+    return;
+  }
+  memos_.insert_or_assign(s.event.seq,
+                          WorkflowMemo{std::move(state), run, basis.cancels});
 }
 
 void AgentImpl::HoldWorkflowType(const std::string& type,
@@ -61,22 +112,10 @@ void AgentImpl::HoldWorkflowType(const std::string& type,
 }
 
 bool AgentImpl::StartWorkflowEvent(PendingEvent event, const WorkflowRun& run,
-                                   const WorkflowRecord* record,
-                                   absl::Time now) {
+                                   WorkflowAction action,
+                                   const PlanBasis& basis, absl::Time now) {
   const workflow::WorkflowSpec& spec = *run.spec;
   const AgentConfig& config = *run.config;
-  WorkflowAction action = PlanWorkflow(spec, config, event, record, now);
-  if (test_.skip_in_doubt_resend && action.resend) {
-    // Broken on purpose: the step in doubt is passed over, as if it had
-    // never been sent (what compensation did before the resend).
-    storage::WorkflowStepState* s =
-        action.state.mutable_steps(static_cast<int>(action.step));
-    s->set_status(storage::STEP_STATUS_UNSPECIFIED);
-    s->set_sent(false);
-    WorkflowRecord broken = *record;
-    broken.state = action.state.SerializeAsString();
-    action = PlanWorkflow(spec, config, event, &broken, now);
-  }
   // Every state this writes names run's definition: kept with the first.
   auto settle = [&](Settlement s) {
     definitions_.Attach(run, &s);
@@ -95,13 +134,17 @@ bool AgentImpl::StartWorkflowEvent(PendingEvent event, const WorkflowRun& run,
     settle(NotDoneSettlement(action, std::move(event)));
     return true;
   }
-  if (HeldForItsDestination(action, event, record)) return true;
+  if (HeldForItsDestination(action, event, basis.saw_cancel)) return true;
   if (action.kind == WorkflowAction::Kind::kMark) {
     // The step's sent mark must be durable before the request can leave:
     // this round's settle batch writes it (with every other mark of the
     // round, one sync for all), and once that is durable StartDurable plans
-    // it again, reading the mark (and any cancel) back before it sends.
-    settle(MarkSettlement(action, std::move(event)));
+    // it again (seeing any cancel written since) before it sends.
+    storage::WorkflowState written;
+    Settlement s =
+        MarkSettlement(std::move(action), std::move(event), &written);
+    Memo(s, std::move(written), run, basis);
+    settle(std::move(s));
     return true;
   }
   const uint64_t tag = next_tag_++;
@@ -132,6 +175,7 @@ bool AgentImpl::StartWorkflowEvent(PendingEvent event, const WorkflowRun& run,
   auto flight = std::make_unique<WorkflowFlight>();
   flight->run = run;
   flight->action = std::move(action);
+  flight->basis = basis;
   flight->was_not_done = was_not_done;
   in_flight_.emplace(
       tag,
@@ -145,12 +189,19 @@ absl::Status AgentImpl::StartDurable(absl::Time now) {
   const size_t max = static_cast<size_t>(config_.agent.max_in_flight);
   while (!awaiting_durable_.empty() && in_flight_.size() < max &&
          awaiting_durable_.front().mark <= durable) {
-    PendingEvent event = std::move(awaiting_durable_.front().event);
+    Awaiting next = std::move(awaiting_durable_.front());
     awaiting_durable_.pop_front();
-    awaiting_seqs_.erase(event.seq);
-    if (held_workflow_types_.contains(event.type)) continue;  // NextDue's
-    // Planned from what is stored: a cancel may have come meanwhile.
-    absl::StatusOr<WorkflowStart> started = TryWorkflowEvent(&event, now);
+    awaiting_seqs_.erase(next.event.seq);
+    if (held_workflow_types_.contains(next.event.type)) continue;  // NextDue's
+    // Planned from what is stored when a cancel may have come meanwhile;
+    // else from what this agent wrote, which the store holds.
+    absl::StatusOr<WorkflowStart> started = WorkflowStart::kFull;
+    if (next.memo.has_value() && next.memo->cancels == store_->CancelCount()) {
+      started =
+          StartFromMemo(std::move(next.event), *std::move(next.memo), now);
+    } else {
+      started = TryWorkflowEvent(&next.event, now);
+    }
     if (!started.ok()) return PauseIfDiskFull(started.status());
     // Full: it is due in the store; NextDue gives it again. Plain (its
     // workflow ended under a definition since dropped): NextDue routes it.
@@ -192,7 +243,7 @@ LaneGate AgentImpl::WorkflowGate(const Lane& lane, absl::Time steady) {
 
 bool AgentImpl::HeldForItsDestination(const WorkflowAction& action,
                                       const PendingEvent& event,
-                                      const WorkflowRecord* record) {
+                                      bool saw_cancel) {
   if (action.destination == nullptr ||
       MayStartWorkflowRequest(action.destination->name)) {
     return false;
@@ -202,8 +253,7 @@ bool AgentImpl::HeldForItsDestination(const WorkflowAction& action,
   // lane, one gate call a round until it opens, while other workflows and
   // compensations elsewhere go on. It is planned again then, from what is
   // stored.
-  store_->Relane(event, action.destination->name,
-                 /*saw_cancel=*/record != nullptr && record->cancelled);
+  store_->Relane(event, action.destination->name, saw_cancel);
   return true;
 }
 
@@ -241,25 +291,29 @@ void AgentImpl::NoteNotDone(const InFlight& flight) {
 Settlement AgentImpl::SettleWorkflowAnswer(InFlight flight, const Decision& d,
                                            const HttpResult& result,
                                            absl::Time now) {
-  const WorkflowFlight& w = *flight.workflow;
+  WorkflowFlight& w = *flight.workflow;
   // The receiver may have acted on it: a power cut before its result is
   // written means the same request again, with the same id.
   internal::CrashPoint(w.action.revert ? internal::kWorkflowRevertAfterAnswer
                                        : internal::kWorkflowStepAfterAnswer);
+  storage::WorkflowState written;
   Settlement s =
-      WorkflowSettlement(w.action, *w.run.spec, d, result,
-                         std::move(flight.event), *w.run.config, now);
+      WorkflowSettlement(std::move(w.action), *w.run.spec, d, result,
+                         std::move(flight.event), *w.run.config, now, &written);
   definitions_.Attach(w.run, &s);
+  Memo(s, std::move(written), w.run, w.basis);
   return s;
 }
 
 void AgentImpl::LogWorkflowSettlement(const Settlement& s) {
   if (s.workflow_state.empty()) return;
+  // The phase alone, most of the time: a step's state is decoded only when
+  // compensation may just have begun.
   storage::WorkflowState state;
-  if (!state.ParseFromString(s.workflow_state)) return;
-  switch (state.phase()) {
+  switch (SettledPhase(s)) {
     case storage::WORKFLOW_PHASE_COMPENSATING:
       if (s.kind == Settlement::Kind::kStepDone &&
+          state.ParseFromString(s.workflow_state) &&
           state.next_revert() == state.steps_size() - 1) {
         Log(LogSeverity::kWarning, LogEvent::kWorkflowCompensating,
             absl::StrCat("workflow of event ", s.event.id,

@@ -7,30 +7,15 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "agent/config/definition.h"
+#include "agent/workflow/peek.h"
 #include "base/status_macros.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/wire_format_lite.h"
 #include "proto/storage.pb.h"
 
 namespace outbox {
 
 std::string StoredDefinitionId(absl::string_view state) {
-  using google::protobuf::internal::WireFormatLite;
-  google::protobuf::io::CodedInputStream in(
-      reinterpret_cast<const uint8_t*>(state.data()),
-      static_cast<int>(state.size()));
-  std::string id;
-  for (uint32_t tag = in.ReadTag(); tag != 0; tag = in.ReadTag()) {
-    if (WireFormatLite::GetTagFieldNumber(tag) ==
-            storage::WorkflowState::kDefinitionFieldNumber &&
-        WireFormatLite::GetTagWireType(tag) ==
-            WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
-      if (!WireFormatLite::ReadBytes(&in, &id)) return "";
-      continue;  // the last occurrence wins, as in a full parse
-    }
-    if (!WireFormatLite::SkipField(&in, tag)) return "";
-  }
-  return id;
+  return workflow::PeekBytes(state,
+                             storage::WorkflowState::kDefinitionFieldNumber);
 }
 
 absl::Status WorkflowDefinitions::Init(Store* store) {

@@ -39,6 +39,24 @@ workflow::ValueResolver ResolverFor(const WorkflowState& state,
   return resolver;
 }
 
+// The first of `step`'s targets whose conditions hold for the step's
+// `payload` and `state`'s answers (ChooseDestination). A first target
+// without conditions (a plain `destination`) is taken without copying
+// either into a resolver.
+absl::StatusOr<std::optional<size_t>> ChooseTarget(
+    const workflow::StepSpec& step, const WorkflowState& state,
+    const std::string& payload) {
+  if (!step.targets.empty() && step.targets[0].choice.conditions.empty()) {
+    return std::optional<size_t>(0);
+  }
+  std::vector<workflow::Choice> choices;
+  for (const workflow::TargetSpec& t : step.targets) {
+    choices.push_back(t.choice);
+  }
+  workflow::ValueResolver resolver = ResolverFor(state, payload);
+  return workflow::ChooseDestination(choices, resolver);
+}
+
 // The request payload of step `step` of `event`.
 absl::StatusOr<std::string> StepPayload(const workflow::WorkflowSpec& spec,
                                         const workflow::StepSpec& step,
@@ -245,13 +263,8 @@ bool PlanForward(const workflow::WorkflowSpec& spec, const AgentConfig& config,
     };
     absl::StatusOr<std::string> payload = StepPayload(spec, step, event);
     if (!payload.ok()) return fail(payload.status().message());
-    std::vector<workflow::Choice> choices;
-    for (const workflow::TargetSpec& t : step.targets) {
-      choices.push_back(t.choice);
-    }
-    workflow::ValueResolver resolver = ResolverFor(state, *payload);
     absl::StatusOr<std::optional<size_t>> chosen =
-        workflow::ChooseDestination(choices, resolver);
+        ChooseTarget(step, state, *payload);
     if (!chosen.ok()) return fail(chosen.status().message());
     if (!chosen->has_value() && !step.skip_on_no_match) {
       return fail("no `choose` target's conditions hold (on_no_match: fail)");
@@ -270,16 +283,17 @@ bool PlanForward(const workflow::WorkflowSpec& spec, const AgentConfig& config,
     s->set_destination(name);
     if (!state.rows()) s->set_request(*payload);  // rows: derived again
     a->step = i;
-    a->request_id = workflow::StepRequestId(event.id, step.name, false);
     a->method = step.method;
     a->url = a->destination->url;
     a->body = *std::move(payload);
     // Not marked in the stored state: mark first, send once it is durable
-    // and read back (then a cancel recorded before the mark is seen).
+    // and planned again (then a cancel recorded before the mark is seen).
     if (!s->sent()) {
       s->set_sent(true);
       a->kind = WorkflowAction::Kind::kMark;
+      return true;  // no request id yet (a SHA-1): that plan makes it
     }
+    a->request_id = workflow::StepRequestId(event.id, step.name, false);
     return true;
   }
   Finish(a, storage::WORKFLOW_PHASE_COMPLETED, Settlement::Kind::kDelivered, "",
@@ -289,51 +303,65 @@ bool PlanForward(const workflow::WorkflowSpec& spec, const AgentConfig& config,
 
 }  // namespace internal
 
-WorkflowAction PlanWorkflow(const workflow::WorkflowSpec& spec,
-                            const AgentConfig& config,
-                            const PendingEvent& event,
-                            const WorkflowRecord* record, absl::Time now) {
-  WorkflowAction a;
-  WorkflowState& state = a.state;
-  if (record == nullptr || record->state.empty() ||
-      !state.ParseFromString(record->state)) {
-    state.Clear();
-    state.set_phase(storage::WORKFLOW_PHASE_FORWARD);
-    state.set_next_revert(-1);
-    state.set_started_unix_ms(Millis(now));
-    state.set_rows(workflow::WriteRows());
-  }
+namespace {
+
+// The state of a workflow nothing is stored of yet, starting at `now`.
+WorkflowState NewState(absl::Time now) {
+  WorkflowState state;
+  state.set_phase(storage::WORKFLOW_PHASE_FORWARD);
+  state.set_next_revert(-1);
+  state.set_started_unix_ms(Millis(now));
+  state.set_rows(workflow::WriteRows());
+  return state;
+}
+
+// Whether `state`'s steps are still `spec`'s, by position; if not, `a`
+// settles the workflow as needing attention. Steps are stored by position:
+// running the configured ones against another configuration's progress
+// could skip or repeat a step.
+bool StepsMatch(const workflow::WorkflowSpec& spec, const WorkflowState& state,
+                absl::Time now, WorkflowAction* a) {
   for (int i = 0; i < state.steps_size(); ++i) {
     const size_t at = static_cast<size_t>(i);
-    if (at >= spec.steps.size() ||
-        spec.steps[at].name != state.steps(i).name()) {
-      // Steps are stored by position: running the configured ones against
-      // another configuration's progress could skip or repeat a step.
-      a.kind = WorkflowAction::Kind::kSettle;
-      a.settle = Settlement::Kind::kDeadLetterUnsent;
-      state.set_phase(storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
-      state.set_finished_unix_ms(Millis(now));
-      a.reason = absl::StrCat(
-          "needs attention: the workflow's steps changed since it started "
-          "(step ",
-          i, " was \"", state.steps(i).name(), "\", now \"",
-          at < spec.steps.size() ? spec.steps[at].name : "(none)",
-          "\"); nothing was sent; see outboxctl show");
-      return a;
+    if (at < spec.steps.size() &&
+        spec.steps[at].name == state.steps(i).name()) {
+      continue;
     }
+    a->kind = WorkflowAction::Kind::kSettle;
+    a->settle = Settlement::Kind::kDeadLetterUnsent;
+    a->state.set_phase(storage::WORKFLOW_PHASE_NEEDS_ATTENTION);
+    a->state.set_finished_unix_ms(Millis(now));
+    a->reason = absl::StrCat(
+        "needs attention: the workflow's steps changed since it started "
+        "(step ",
+        i, " was \"", state.steps(i).name(), "\", now \"",
+        at < spec.steps.size() ? spec.steps[at].name : "(none)",
+        "\"); nothing was sent; see outboxctl show");
+    return false;
   }
+  return true;
+}
+
+// PlanWorkflow once `a.state` holds the workflow's state; `cancel_reason`
+// is the recorded cancel's, null when none is.
+WorkflowAction PlanState(const workflow::WorkflowSpec& spec,
+                         const AgentConfig& config, const PendingEvent& event,
+                         WorkflowAction a, const std::string* cancel_reason,
+                         absl::Time now) {
+  WorkflowState& state = a.state;
+  if (!StepsMatch(spec, state, now, &a)) return a;
   // Converted by the write that settles this plan (lib/store_workflow_rows).
   if (!state.rows() && workflow::WriteRows()) ToRows(spec, &state);
   // A new workflow runs under `spec` from now on; so does one stored before
   // definitions were kept, whose steps match it.
   if (state.definition().empty()) state.set_definition(spec.definition_id);
-  const bool cancelled = record != nullptr && record->cancelled;
   const WorkflowPhase phase = state.phase();
-  if (cancelled && (phase == storage::WORKFLOW_PHASE_FORWARD ||
-                    phase == storage::WORKFLOW_PHASE_COMPLETED)) {
+  if (cancel_reason != nullptr &&
+      (phase == storage::WORKFLOW_PHASE_FORWARD ||
+       phase == storage::WORKFLOW_PHASE_COMPLETED)) {
     state.set_finished_unix_ms(0);
-    BeginCompensation(&state,
-                      absl::StrCat("cancelled: ", record->cancel_reason), true);
+    BeginCompensation(&state, absl::StrCat("cancelled: ", *cancel_reason),
+                      true);
   } else if (phase != storage::WORKFLOW_PHASE_FORWARD &&
              phase != storage::WORKFLOW_PHASE_COMPENSATING) {
     // Finished already (settled in the same write as its phase, so only a
@@ -351,6 +379,31 @@ WorkflowAction PlanWorkflow(const workflow::WorkflowSpec& spec,
   }
   PlanCompensation(spec, config, event, now, &a);
   return a;
+}
+
+}  // namespace
+
+WorkflowAction PlanWorkflow(const workflow::WorkflowSpec& spec,
+                            const AgentConfig& config,
+                            const PendingEvent& event,
+                            const WorkflowRecord* record, absl::Time now) {
+  WorkflowAction a;
+  if (record == nullptr || record->state.empty() ||
+      !a.state.ParseFromString(record->state)) {
+    a.state = NewState(now);
+  }
+  const bool cancelled = record != nullptr && record->cancelled;
+  return PlanState(spec, config, event, std::move(a),
+                   cancelled ? &record->cancel_reason : nullptr, now);
+}
+
+WorkflowAction PlanWorkflowFrom(const workflow::WorkflowSpec& spec,
+                                const AgentConfig& config,
+                                const PendingEvent& event,
+                                storage::WorkflowState state, absl::Time now) {
+  WorkflowAction a;
+  a.state = std::move(state);
+  return PlanState(spec, config, event, std::move(a), nullptr, now);
 }
 
 }  // namespace outbox

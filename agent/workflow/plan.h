@@ -26,13 +26,16 @@
 //     max_attempts spent, a 4xx), or cannot be built, leaves the workflow
 //     NEEDS_ATTENTION: dead-lettered, nothing more runs.
 //   - A step is sent only once a durable "sent" mark says it may have gone
-//     out (WorkflowStepState.sent), and only by a plan that read that mark
-//     back, after it was written: the same read sees a cancel recorded
-//     before the mark (which the store then drops), so a step with no mark
-//     never went out. Step k+1's mark rides in the synced write that
-//     settles step k's 2xx (no extra write); the first step (and one after
-//     a step-level resume) gets a kMark action: its own synced write, in
-//     the round's one Settle batch, the send once it is synced.
+//     out (WorkflowStepState.sent), and only by a plan made after that
+//     mark was durable that sees every cancel recorded before the mark
+//     (whose mark the store drops): one that read the workflow back, or
+//     one made from the state the agent wrote (PlanWorkflowFrom) while no
+//     cancel was written since its last read (Store::CancelCount). So a
+//     step with no mark never went out. Step k+1's mark rides in the
+//     synced write that settles step k's 2xx (no extra write); the first
+//     step (and one after a step-level resume) gets a kMark action: its own
+//     synced write, in the round's one Settle batch, the send once it is
+//     synced.
 //   - A step with the mark and no outcome when compensation begins (a retry
 //     pending after a lost answer, a power cut before its 2xx was written),
 //     or one whose retries ran out without any answer, is IN_DOUBT: before
@@ -102,20 +105,34 @@ WorkflowAction PlanWorkflow(const workflow::WorkflowSpec& spec,
                             const PendingEvent& event,
                             const WorkflowRecord* record, absl::Time now);
 
+// As PlanWorkflow, from `state`, the workflow's state as the agent itself
+// last wrote it (the state WorkflowSettlement or MarkSettlement gave), with
+// no cancel recorded: what a plan from the store would see while
+// Store::CancelCount() has not changed since the agent last read it, so the
+// agent need not read it back (AgentImpl::StartDurable).
+WorkflowAction PlanWorkflowFrom(const workflow::WorkflowSpec& spec,
+                                const AgentConfig& config,
+                                const PendingEvent& event,
+                                storage::WorkflowState state, absl::Time now);
+
 // The settlement of `action` (a kSend) once `result` came back and Decide()
 // made `decision` of it (not kOffline), at wall time `now`; `event` as sent.
 // A forward step's 2xx also marks the step planned after it as sent (the
-// write is synced before that step is planned again and sent).
-Settlement WorkflowSettlement(const WorkflowAction& action,
+// write is synced before that step is planned again and sent). `written`,
+// unless null, receives the state the settlement writes, decoded (for
+// PlanWorkflowFrom).
+Settlement WorkflowSettlement(WorkflowAction action,
                               const workflow::WorkflowSpec& spec,
                               const Decision& decision,
                               const HttpResult& result, PendingEvent event,
-                              const AgentConfig& config, absl::Time now);
+                              const AgentConfig& config, absl::Time now,
+                              storage::WorkflowState* written = nullptr);
 
 // The settlement of a kMark action: the state with the step's mark, the
 // event due again at once (kStepDone, so the agent syncs it before the next
-// plan reads it).
-Settlement MarkSettlement(const WorkflowAction& action, PendingEvent event);
+// plan). `written` as for WorkflowSettlement.
+Settlement MarkSettlement(WorkflowAction action, PendingEvent event,
+                          storage::WorkflowState* written = nullptr);
 
 // For a resend (`action.resend`) of a step known not to have taken effect
 // (never sent, or refused by its receiver):
@@ -129,6 +146,9 @@ bool SettlesRevert(const Settlement& s);
 // Whether `s` only writes a sent mark, or drops one (MarkSettlement,
 // NotDoneSettlement): no answer in it.
 bool SettlesMarkOnly(const Settlement& s);
+// The phase of the state `s` writes (UNSPECIFIED: none, or undecodable),
+// read without decoding the rest of it.
+storage::WorkflowPhase SettledPhase(const Settlement& s);
 
 // `event` as the store keeps it once a kStepDone settlement of it is written
 // at wall time `now`: the same entry, due at once, with a fresh retry budget

@@ -152,6 +152,19 @@ class WorkflowPlanTest : public ::testing::Test {
     return WorkflowSettlement(a, spec(), d, result, event_, config_, now_);
   }
 
+  static Decision Delivered() {
+    Decision d;
+    d.kind = Decision::Kind::kDelivered;
+    d.http_status = 200;
+    return d;
+  }
+  static HttpResult Answered(int status, const std::string& body) {
+    HttpResult result;
+    result.http_status = status;
+    result.body = body;
+    return result;
+  }
+
   // The fixture's configuration with `from` replaced by `to`.
   void Reconfigure(const std::string& from, const std::string& to) {
     std::string text = kConfig;
@@ -353,6 +366,34 @@ TEST_F(WorkflowPlanTest, TheLastStepsTwoXxCompletesTheWorkflowInTheSameWrite) {
   EXPECT_EQ(state.finished_unix_ms(), absl::ToUnixMillis(now_));
   EXPECT_EQ(state.steps(2).status(), storage::STEP_STATUS_DONE);
   EXPECT_EQ(state.results(), 3u);  // reserve, wrap skipped, fraud
+}
+
+// The agent plans a step from the state it wrote (PlanWorkflowFrom) when no
+// cancel came since: that must be the plan a read of the store would give.
+TEST_F(WorkflowPlanTest, PlanningFromTheWrittenStateIsPlanningFromTheStore) {
+  for (const bool rows : {false, true}) {
+    workflow::TEST_SetWriteRows(rows);
+    WorkflowAction first = PlanWorkflow(spec(), config_, event_, nullptr, now_);
+    storage::WorkflowState written;
+    Settlement s = MarkSettlement(first, event_, &written);
+    for (int step = 0; step < 2; ++step) {
+      const WorkflowRecord stored = After(s);
+      const WorkflowAction read =
+          PlanWorkflow(spec(), config_, event_, &stored, now_);
+      const WorkflowAction kept =
+          PlanWorkflowFrom(spec(), config_, event_, written, now_);
+      ASSERT_EQ(kept.kind, WorkflowAction::Kind::kSend);
+      EXPECT_EQ(kept.kind, read.kind);
+      EXPECT_EQ(kept.step, read.step);
+      EXPECT_EQ(kept.url, read.url);
+      EXPECT_EQ(kept.body, read.body);
+      EXPECT_EQ(kept.request_id, read.request_id);
+      EXPECT_EQ(kept.state.SerializeAsString(), read.state.SerializeAsString());
+      s = WorkflowSettlement(kept, spec(), Delivered(), Answered(200, "{}"),
+                             event_, config_, now_, &written);
+    }
+  }
+  workflow::TEST_SetWriteRows(workflow::kWriteWorkflowRows);
 }
 
 TEST_F(WorkflowPlanTest, AStepWithARetryPendingAtACancelIsResentUnderItsId) {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "agent/send/webhook_request.h"
+#include "agent/workflow/peek.h"
 #include "agent/workflow/plan.h"
 #include "agent/workflow/plan_internal.h"
 
@@ -176,25 +177,31 @@ void MarkNext(const workflow::WorkflowSpec& spec, const AgentConfig& config,
   s->workflow_marked_step = static_cast<int32_t>(next.step);
 }
 
-// Numbers `rows` after those `state` counts and puts both into `s`.
-void AttachWorkflow(WorkflowState state,
+// Numbers `rows` after those `*state` counts (and counts them in it) and
+// puts both into `s`.
+void AttachWorkflow(WorkflowState* state,
                     const std::vector<storage::StepResult>& rows,
                     Settlement* s) {
-  s->first_result = state.results();
-  state.set_results(state.results() + static_cast<uint32_t>(rows.size()));
+  s->first_result = state->results();
+  state->set_results(state->results() + static_cast<uint32_t>(rows.size()));
+  s->workflow_results.reserve(rows.size());
   for (const storage::StepResult& row : rows) {
     s->workflow_results.push_back(row.SerializeAsString());
   }
-  s->workflow_state = state.SerializeAsString();
+  s->workflow_state = state->SerializeAsString();
 }
 
 // The row of the request `s` settles (the last one not a skip), if any.
-bool AnswerRow(const Settlement& s, storage::StepResult* row) {
+// Peeked: a row carries the request and answer bodies.
+const std::string* AnswerRow(const Settlement& s) {
   for (auto it = s.workflow_results.rbegin(); it != s.workflow_results.rend();
        ++it) {
-    if (row->ParseFromString(*it) && row->outcome() != "skipped") return true;
+    if (workflow::PeekBytes(*it, storage::StepResult::kOutcomeFieldNumber) !=
+        "skipped") {
+      return &*it;
+    }
   }
-  return false;
+  return nullptr;
 }
 
 // `d` for `action`, but a failure for good when `action` is a revert whose
@@ -215,33 +222,36 @@ Decision WithRevertBudget(const WorkflowAction& action, Decision d,
 
 }  // namespace
 
-Settlement WorkflowSettlement(const WorkflowAction& action,
+Settlement WorkflowSettlement(WorkflowAction action,
                               const workflow::WorkflowSpec& spec,
                               const Decision& answer, const HttpResult& result,
                               PendingEvent event, const AgentConfig& config,
-                              absl::Time now) {
+                              absl::Time now, WorkflowState* written) {
   const workflow::StepSpec& step = spec.steps[action.step];
   const Decision decision = WithRevertBudget(action, answer, event);
-  std::vector<storage::StepResult> rows = action.rows;
+  std::vector<storage::StepResult> rows = std::move(action.rows);
   rows.push_back(
       ResultRow(action, step, decision, result, event, config.agent, now));
   Settlement s = SettlementFor(decision, std::move(event), now);
-  WorkflowState state = action.state;
+  WorkflowState state = std::move(action.state);
   ApplyAnswer(action, step, decision, result, now, &state, &rows.back(), &s);
   if (decision.kind == Decision::Kind::kDelivered && !action.revert &&
       !action.resend) {
     MarkNext(spec, config, now, &state, &rows, &s);
   }
-  AttachWorkflow(std::move(state), rows, &s);
+  AttachWorkflow(&state, rows, &s);
+  if (written != nullptr) *written = std::move(state);
   return s;
 }
 
-Settlement MarkSettlement(const WorkflowAction& action, PendingEvent event) {
+Settlement MarkSettlement(WorkflowAction action, PendingEvent event,
+                          WorkflowState* written) {
   Settlement s;
   s.kind = Settlement::Kind::kStepDone;
   s.event = std::move(event);
   s.workflow_marked_step = static_cast<int32_t>(action.step);
-  AttachWorkflow(action.state, action.rows, &s);
+  AttachWorkflow(&action.state, action.rows, &s);
+  if (written != nullptr) *written = std::move(action.state);
   return s;
 }
 
@@ -253,18 +263,23 @@ Settlement NotDoneSettlement(const WorkflowAction& action, PendingEvent event) {
   Settlement s;
   s.kind = Settlement::Kind::kStepDone;
   s.event = std::move(event);
-  AttachWorkflow(std::move(state), action.rows, &s);
+  AttachWorkflow(&state, action.rows, &s);
   return s;
 }
 
 bool SettlesRevert(const Settlement& s) {
-  storage::StepResult row;
-  return AnswerRow(s, &row) && row.revert();
+  const std::string* row = AnswerRow(s);
+  return row != nullptr &&
+         workflow::PeekVarint(*row, storage::StepResult::kRevertFieldNumber,
+                              0) != 0;
 }
 
-bool SettlesMarkOnly(const Settlement& s) {
-  storage::StepResult row;
-  return !AnswerRow(s, &row);
+bool SettlesMarkOnly(const Settlement& s) { return AnswerRow(s) == nullptr; }
+
+storage::WorkflowPhase SettledPhase(const Settlement& s) {
+  return static_cast<storage::WorkflowPhase>(workflow::PeekVarint(
+      s.workflow_state, storage::WorkflowState::kPhaseFieldNumber,
+      storage::WORKFLOW_PHASE_UNSPECIFIED));
 }
 
 PendingEvent RequeuedAfterStepDone(PendingEvent event, absl::Time now) {
@@ -283,7 +298,8 @@ Settlement FinalSettlement(const WorkflowAction& action, PendingEvent event) {
   s.kind = action.settle;
   s.event = std::move(event);
   s.reason = action.reason;
-  AttachWorkflow(action.state, action.rows, &s);
+  WorkflowState state = action.state;
+  AttachWorkflow(&state, action.rows, &s);
   return s;
 }
 

@@ -19,6 +19,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "outbox/agent.h"
+#include "proto/storage.pb.h"
 #include "tests/testing/forwarding_store.h"
 #include "tests/testing/status.h"
 #include "tests/testing/workflow_sink.h"
@@ -153,6 +154,35 @@ TEST_F(AgentWorkflowSyncTest, AStepWaitingForItsSyncHoldsNoOtherDelivery) {
   EXPECT_EQ(steps_while_held, 0);
   EXPECT_EQ(OrderSteps(), 4);
   EXPECT_EQ(Count("POST /api/catchall"), kReceipts);
+}
+
+// The agent plans a workflow's next step from the state it wrote itself,
+// not read back, only while no cancel was written since it last read the
+// workflow (Store::CancelCount): a cancel committed while the first step's
+// sent mark waits for its sync is seen first, and the step never leaves.
+TEST_F(AgentWorkflowSyncTest, ACancelWhileAMarkWaitsForItsSyncIsSeenFirst) {
+  HeldDurabilityStore held(store_.get());
+  AgentOptions options;
+  options.config_text = WorkflowConfig();
+  absl::StatusOr<std::unique_ptr<Agent>> agent =
+      Agent::Create(&held, std::move(options));
+  ASSERT_OUTBOX_OK(agent);
+  const std::string id =
+      CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})");
+  held.Arm();  // the order's first write: its first step's sent mark
+  std::thread canceller([&] {
+    if (!held.AwaitHeld(absl::Minutes(1))) return;
+    CancelOrder(id);
+    held.Release();
+  });
+  ASSERT_EQ(DrainUntilEmpty(agent->get()), 0u);
+  canceller.join();
+  EXPECT_EQ(OrderSteps(), 0);
+  absl::StatusOr<WorkflowRecord> record = store_->GetWorkflow(id);
+  ASSERT_OUTBOX_OK(record);
+  storage::WorkflowState state;
+  ASSERT_TRUE(state.ParseFromString(record->state));
+  EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_COMPENSATED);
 }
 
 // The agent keeps a workflow's event in memory while its write becomes

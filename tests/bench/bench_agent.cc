@@ -92,14 +92,15 @@ absl::StatusOr<std::unique_ptr<SteppedAgent>> SteppedAgent::Create(
       new SteppedAgent(store, std::move(agent), events));
 }
 
-absl::Duration SteppedAgent::Cpu() const {
-  absl::Duration cpu = ThreadCpu();
+absl::Duration SteppedAgent::Cpu() const { return ThreadCpu() + SyncerCpu(); }
+
+absl::Duration SteppedAgent::SyncerCpu() const {
   auto* impl = dynamic_cast<StoreImpl*>(store_);
   std::thread::native_handle_type syncer;
   if (impl != nullptr && impl->TEST_SyncerThread(&syncer)) {
-    cpu += ThreadCpu(syncer);
+    return ThreadCpu(syncer);
   }
-  return cpu;
+  return absl::ZeroDuration();
 }
 
 absl::StatusOr<Throughput> SteppedAgent::Deliver(int count) {
@@ -108,6 +109,7 @@ absl::StatusOr<Throughput> SteppedAgent::Deliver(int count) {
       std::min<uint64_t>(before + count, static_cast<uint64_t>(events_));
   StartCountingSkips();
   const absl::Duration cpu = Cpu();
+  const absl::Duration syncer_cpu = SyncerCpu();
   const int64_t written = WriteBytes();
   Stopwatch wall, progress;
   for (uint64_t seen = before; delivered() < target;) {
@@ -126,6 +128,7 @@ absl::StatusOr<Throughput> SteppedAgent::Deliver(int count) {
   t.elapsed = wall.Elapsed();
   t.ops = static_cast<int64_t>(delivered() - before);
   cpu_ += Cpu() - cpu;
+  syncer_cpu_ += SyncerCpu() - syncer_cpu;
   written_ += WriteBytes() - written;
   const Skipped skipped = CountedSkips();
   skipped_.tombstones += skipped.tombstones;
@@ -135,6 +138,11 @@ absl::StatusOr<Throughput> SteppedAgent::Deliver(int count) {
 
 double SteppedAgent::cpu_us_per_event() const {
   return absl::ToDoubleMicroseconds(cpu_) / std::max<uint64_t>(delivered(), 1);
+}
+
+double SteppedAgent::syncer_cpu_us_per_event() const {
+  return absl::ToDoubleMicroseconds(syncer_cpu_) /
+         std::max<uint64_t>(delivered(), 1);
 }
 
 double SteppedAgent::written_per_event() const {

@@ -83,6 +83,8 @@ class SteppedAgent {
   // CPU in Deliver(): this thread's, and the store's syncer thread's (the
   // background syncs a workflow's steps wait for are the agent's work too).
   double cpu_us_per_event() const;
+  // The syncer thread's part of cpu_us_per_event().
+  double syncer_cpu_us_per_event() const;
   double written_per_event() const;  // /proc/self/io write_bytes
   const Skipped& skipped() const { return skipped_; }  // by RocksDB
 
@@ -91,11 +93,14 @@ class SteppedAgent {
       : store_(store), agent_(std::move(agent)), events_(events) {}
   // This thread's CPU and the store's syncer's, so far.
   absl::Duration Cpu() const;
+  // The store's syncer thread's CPU so far (zero while it has none).
+  absl::Duration SyncerCpu() const;
 
   Store* const store_;
   std::unique_ptr<Agent> agent_;
   const int64_t events_;
   absl::Duration cpu_ = absl::ZeroDuration();
+  absl::Duration syncer_cpu_ = absl::ZeroDuration();
   int64_t written_ = 0;
   Skipped skipped_;
 };

@@ -88,12 +88,14 @@ absl::Status Prepare(const std::string& path, const std::string& config,
 std::string PerRequest(const Drain& plain, const Drain& d) {
   const double requests = d.subject.total.per_second() * kSteps;
   const double cpu = d.agent->cpu_us_per_event() / kSteps;
+  const double syncer = d.agent->syncer_cpu_us_per_event() / kSteps;
   return absl::StrCat(FormatFigure(requests), " step requests/s (",
                       FormatFigure(requests / plain.subject.total.per_second()),
                       "x plain requests/s), agent CPU ", FormatFigure(cpu),
                       " us/step request (",
                       FormatFigure(cpu / plain.agent->cpu_us_per_event()),
-                      "x a plain request's)");
+                      "x a plain request's; of which the store's syncer ",
+                      FormatFigure(syncer), " us)");
 }
 
 // Bytes written per step request at 4 and at 32 steps: a state that grows

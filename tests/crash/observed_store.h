@@ -54,6 +54,7 @@ class ObservedStore final : public Store {
   // Tells the ledger which workflow results the mark read covers: the agent
   // plans a next step only after reading it here.
   uint64_t DurableMark() const override;
+  uint64_t CancelCount() const override { return base_->CancelCount(); }
   absl::Status RecordAttempt(const PendingEvent& event,
                              const AttemptRecord& attempt) override;
   absl::Status MarkDelivered(const PendingEvent& event) override;

@@ -56,6 +56,7 @@ class ForwardingStore : public Store {
     return base_->RequestSync(mark);
   }
   uint64_t DurableMark() const override { return base_->DurableMark(); }
+  uint64_t CancelCount() const override { return base_->CancelCount(); }
   absl::Status RecordAttempt(const PendingEvent& e,
                              const AttemptRecord& a) override {
     return base_->RecordAttempt(e, a);

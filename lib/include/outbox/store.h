@@ -132,10 +132,12 @@ struct Settlement {
   std::vector<std::string> workflow_results;
   uint32_t first_result = 0;
   // The step of `workflow_state` whose "sent" mark this write sets (the
-  // agent sends that step only after reading it back), or -1. A cancel
-  // recorded before this write is seen by that read, so the step will not
-  // be sent: the store then writes the state without the mark, and
-  // compensation does not resend a step that never went out.
+  // agent sends that step only once the write is durable, after looking for
+  // a cancel: reading the workflow back, or seeing that CancelCount() has
+  // not moved since its last read), or -1. A cancel recorded before this
+  // write is seen then, so the step will not be sent: the store then
+  // writes the state without the mark, and compensation does not resend a
+  // step that never went out.
   int32_t workflow_marked_step = -1;
   // A workflow definition to keep, written under `workflow_definition_id`
   // in the same batch (Store::ListWorkflowDefinitions), or empty. The agent
@@ -382,6 +384,16 @@ class Store {
   // opened; everything stored before the open is durable). Thread-safe and
   // lock-free: a loop may read it every round.
   virtual uint64_t DurableMark() const = 0;
+
+  // How many workflow cancels (Txn::Cancel, CancelByIdempotencyKey) this
+  // store has written since it was opened; it never falls. A cancel counts
+  // once it can be read, before its Commit returns. So a caller that reads
+  // this, then a workflow, and later finds it unchanged knows that no cancel
+  // was written since that read, and that no Settle since found one (and
+  // dropped a sent mark for it): the agent then plans a workflow's next
+  // step from the state it wrote itself instead of reading it back.
+  // Thread-safe and lock-free.
+  virtual uint64_t CancelCount() const = 0;
 
   // The single-event forms of Settle, synced like Commit (Options::sync).
   // Records a failed delivery attempt: attempts + 1, the error, and when to
