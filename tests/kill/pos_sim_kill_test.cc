@@ -128,5 +128,15 @@ TEST_F(SinkKillTest,
                /*default_kills=*/50);
 }
 
+// The same with zstd-compressed batch bodies (Content-Encoding: zstd, the
+// signature over the uncompressed body): the sink decodes each, so the
+// same audit judges each sale.
+TEST_F(SinkKillTest,
+       CompressedBatchedAcknowledgedSalesAreDeliveredOnceInOrderUnderSigkill) {
+  SoakWithSink(
+      "  batch { max_events: 8 max_wait: \"20ms\" compression: \"zstd\" }\n",
+      /*default_kills=*/25);
+}
+
 }  // namespace
 }  // namespace outbox::testing
