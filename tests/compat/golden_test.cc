@@ -21,6 +21,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/time.h"
 #include "agent/workflow/rows.h"
 #include "agent/workflow/step_id.h"
 #include "gmock/gmock.h"
@@ -91,6 +92,11 @@ class GoldenStoreTest : public testing::AgentSinkTest,
     ASSERT_EQ(chmod(path_.c_str(), 0700), 0);
     Options options;
     options.tables = {"sales"};
+    // The golden stores were written on fixed days; their idempotency keys
+    // must still answer however long after that the test runs, so the
+    // window covers every day since (the default 24 hours would expire them
+    // a day after each store was made).
+    options.idempotency_window = absl::Hours(24 * 365 * 30);
     auto store = Store::Open(options, path_);
     ASSERT_OUTBOX_OK(store);
     store_ = std::move(*store);
