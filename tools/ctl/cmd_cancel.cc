@@ -16,7 +16,7 @@
 namespace outbox::ctl {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kCancelUsage[] =
     "usage: outboxctl --db DIR cancel ID [--reason TEXT]\n"
     "       outboxctl --db DIR cancel --key KEY [--reason TEXT]\n"
     "\n"
@@ -122,7 +122,7 @@ const Command& CancelCommand() {
   static const Command* const command =
       new Command{"cancel",
                   "cancel a workflow: revert its completed steps, last first",
-                  kUsage,
+                  kCancelUsage,
                   {{"reason", true}, {"key", true}},
                   RunCancel};
   return *command;

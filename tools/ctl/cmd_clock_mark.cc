@@ -14,7 +14,7 @@
 namespace outbox::ctl {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kClockMarkUsage[] =
     "usage: outboxctl --db DIR reset-clock-mark\n"
     "\n"
     "Sets the store's clock mark, the newest wall-clock time it has seen, to\n"
@@ -53,7 +53,7 @@ const Command& ResetClockMarkCommand() {
   static const Command* const command =
       new Command{"reset-clock-mark",
                   "set the store's clock mark back to this machine's time",
-                  kUsage,
+                  kClockMarkUsage,
                   {},
                   RunResetClockMark};
   return *command;

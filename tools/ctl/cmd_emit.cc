@@ -18,7 +18,7 @@
 namespace outbox::ctl {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kEmitUsage[] =
     "usage: outboxctl --db DIR emit --table T --key K --value V --type TYPE\n"
     "                 --payload BODY [--ordering-key K] [--idempotency-key K]\n"
     "                 [--destination D] [--content-type CT]\n"
@@ -125,7 +125,7 @@ const Command& EmitCommand() {
   static const Command* const command =
       new Command{"emit",
                   "commit a record and an event together",
-                  kUsage,
+                  kEmitUsage,
                   {{"table", true},
                    {"key", true},
                    {"value", true},

@@ -15,7 +15,7 @@
 namespace outbox::ctl {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kGetUsage[] =
     "usage: outboxctl --db DIR get --table TABLE --key KEY\n"
     "\n"
     "Writes the value of KEY in the record table TABLE to stdout as raw\n"
@@ -57,7 +57,7 @@ const Command& GetCommand() {
   static const Command* const command =
       new Command{"get",
                   "print one record's value (raw bytes)",
-                  kUsage,
+                  kGetUsage,
                   {{"table", true}, {"key", true}},
                   RunGet};
   return *command;

@@ -21,7 +21,7 @@ namespace {
 constexpr size_t kDefaultLimit = 100;
 constexpr size_t kMaxLimit = 1000000;
 
-constexpr char kUsage[] =
+constexpr char kListUsage[] =
     "usage: outboxctl --db DIR list pending|dead [--json] [--limit N]\n"
     "\n"
     "Lists pending events in commit order, or dead letters in id order, one\n"
@@ -115,7 +115,7 @@ const Command& ListCommand() {
   static const Command* const command =
       new Command{"list",
                   "list pending events or dead letters (no payloads)",
-                  kUsage,
+                  kListUsage,
                   {{"json", false}, {"limit", true}},
                   RunList};
   return *command;

@@ -14,7 +14,7 @@
 namespace outbox::ctl {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kPurgeUsage[] =
     "usage: outboxctl --db DIR purge-dead --older-than DURATION\n"
     "       outboxctl --db DIR purge-dead ID\n"
     "\n"
@@ -82,7 +82,7 @@ const Command& PurgeDeadCommand() {
   static const Command* const command =
       new Command{"purge-dead",
                   "delete dead letters older than a duration, or one by id",
-                  kUsage,
+                  kPurgeUsage,
                   {{"older-than", true}},
                   RunPurgeDead};
   return *command;

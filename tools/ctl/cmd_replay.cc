@@ -14,7 +14,7 @@
 namespace outbox::ctl {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kReplayUsage[] =
     "usage: outboxctl --db DIR replay ID\n"
     "       outboxctl --db DIR replay --all\n"
     "\n"
@@ -52,7 +52,7 @@ const Command& ReplayCommand() {
   static const Command* const command =
       new Command{"replay",
                   "move dead letters back to the pending queue",
-                  kUsage,
+                  kReplayUsage,
                   {{"all", false}},
                   RunReplay};
   return *command;

@@ -17,7 +17,7 @@
 namespace outbox::ctl {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kRetryStepUsage[] =
     "usage: outboxctl --db DIR retry-step ID STEP\n"
     "\n"
     "Puts the dead-lettered workflow ID back at the end of the queue,\n"
@@ -96,7 +96,7 @@ const Command& RetryStepCommand() {
   static const Command* const command =
       new Command{"retry-step",
                   "resume a dead-lettered workflow at one of its steps",
-                  kUsage,
+                  kRetryStepUsage,
                   {},
                   RunRetryStep};
   return *command;

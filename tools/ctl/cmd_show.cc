@@ -18,7 +18,7 @@
 namespace outbox::ctl {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kShowUsage[] =
     "usage: outboxctl --db DIR show ID [--json] [--bodies]\n"
     "\n"
     "Prints the pending event or dead letter ID with every field, payload\n"
@@ -101,7 +101,7 @@ const Command& ShowCommand() {
   static const Command* const command =
       new Command{"show",
                   "an event in full, payload and workflow timeline included",
-                  kUsage,
+                  kShowUsage,
                   {{"json", false}, {"bodies", false}},
                   RunShow};
   return *command;

@@ -24,7 +24,7 @@
 namespace outbox::ctl {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kStatsUsage[] =
     "usage: outboxctl --db DIR stats [--json | --prometheus]\n"
     "                               [--agent-metrics FILE]\n"
     "\n"
@@ -121,8 +121,8 @@ std::string StatsText(const Stats& stats, const std::string& mode_text,
   absl::StrAppendFormat(&text, "%-20s %d (%d not kept)\n",
                         "evicted total:", stats.evicted_total,
                         stats.evicted_deleted_total);
-  absl::StrAppendFormat(&text, "%-20s %d\n", "expired total:",
-                        stats.expired_total);
+  absl::StrAppendFormat(&text, "%-20s %d\n",
+                        "expired total:", stats.expired_total);
   absl::StrAppendFormat(&text, "%-20s %s\n", "store dir mode:", mode_text);
   absl::StrAppendFormat(&text, "%-20s %d\n", "disk bytes:", stats.disk_bytes);
   for (const DrainEta& eta : etas) {
@@ -171,7 +171,7 @@ const Command& StatsCommand() {
   static const Command* const command = new Command{
       "stats",
       "queue figures (pending, oldest age, dead, delivered)",
-      kUsage,
+      kStatsUsage,
       {{"json", false}, {"prometheus", false}, {"agent-metrics", true}},
       RunStats};
   return *command;

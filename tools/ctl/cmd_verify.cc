@@ -11,7 +11,7 @@
 namespace outbox::ctl {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kVerifyUsage[] =
     "usage: outboxctl --db DIR verify\n"
     "\n"
     "Reads every entry, counter and index of the store and reports what\n"
@@ -69,7 +69,7 @@ const Command& VerifyCommand() {
   static const Command* const command =
       new Command{"verify",
                   "check every entry, counter and index (read-only)",
-                  kUsage,
+                  kVerifyUsage,
                   {},
                   RunVerify};
   return *command;

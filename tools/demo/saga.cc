@@ -17,7 +17,7 @@
 namespace outbox::demo {
 namespace {
 
-constexpr absl::Duration kStopGrace = absl::Seconds(5);
+constexpr absl::Duration kSagaStopGrace = absl::Seconds(5);
 constexpr char kTillName[] = "saga";
 
 std::string Percent(double rate) {
@@ -37,7 +37,7 @@ SagaChapter::SagaChapter(const DemoOptions& options, SagaBinaries binaries,
       dir_(std::move(dir) + "/saga") {}
 
 SagaChapter::~SagaChapter() {
-  if (till_ != nullptr) till_->Stop(kStopGrace);
+  if (till_ != nullptr) till_->Stop(kSagaStopGrace);
   if (sink_ != nullptr) sink_->Stop().IgnoreError();
 }
 

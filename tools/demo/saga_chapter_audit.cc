@@ -16,7 +16,7 @@
 namespace outbox::demo {
 namespace {
 
-constexpr size_t kViolationsShown = 10;
+constexpr size_t kChapterViolationsShown = 10;
 
 }  // namespace
 
@@ -48,7 +48,8 @@ absl::Status SagaChapter::Audit() {
   }
   display_->Print("");
   display_->Print(FormatSagaTable(TallySaga(sales)));
-  for (size_t v = 0; v < violations.size() && v < kViolationsShown; ++v) {
+  for (size_t v = 0; v < violations.size() && v < kChapterViolationsShown;
+       ++v) {
     Event(violations[v]);
   }
   if (!violations.empty()) {

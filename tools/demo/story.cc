@@ -15,7 +15,7 @@
 namespace outbox::demo {
 namespace {
 
-constexpr absl::Duration kStopGrace = absl::Seconds(5);
+constexpr absl::Duration kStoryStopGrace = absl::Seconds(5);
 // How long a broker's subscriber may still be receiving after every till
 // drained: only to catch one that lost messages (the audit then names them).
 constexpr absl::Duration kReceiveTimeout = absl::Seconds(10);
@@ -350,7 +350,7 @@ void Story::Event(absl::string_view text) {
 
 void Story::StopAll() {
   saga_.reset();  // stops the saga's till and receiver
-  for (const auto& till : tills_) till->Stop(kStopGrace);
+  for (const auto& till : tills_) till->Stop(kStoryStopGrace);
   receiver_.reset();
 }
 

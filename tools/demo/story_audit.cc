@@ -15,7 +15,7 @@
 namespace outbox::demo {
 namespace {
 
-constexpr size_t kViolationsShown = 10;
+constexpr size_t kStoryViolationsShown = 10;
 
 }  // namespace
 
@@ -69,7 +69,7 @@ absl::Status Story::AuditTill(size_t i, TillResult* result) {
   result->offline = tally.first_request - first_started_[i];
   result->drain_rate =
       DrainRate(result->delivered, tally.first_delivery, tally.last_delivery);
-  for (size_t v = 0; v < report.violations.size() && v < kViolationsShown;
+  for (size_t v = 0; v < report.violations.size() && v < kStoryViolationsShown;
        ++v) {
     Event(absl::StrCat(input.till, ": ", report.violations[v]));
   }

@@ -9,7 +9,7 @@ namespace outbox::recorder {
 namespace {
 
 // librdkafka logs to stderr by default; a recorder's reader wants its log.
-void DropLog(const rd_kafka_t*, int, const char*, const char*) {}
+void DropRecorderLog(const rd_kafka_t*, int, const char*, const char*) {}
 
 }  // namespace
 
@@ -28,7 +28,7 @@ void KafkaConsumerDeleter::operator()(rd_kafka_t* rk) const {
 absl::StatusOr<KafkaConsumer> NewKafkaConsumer(
     const std::string& bootstrap_servers) {
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  rd_kafka_conf_set_log_cb(conf, &DropLog);
+  rd_kafka_conf_set_log_cb(conf, &DropRecorderLog);
   char errstr[512];
   // group.id only because librdkafka's consumer wants one; offsets are
   // never committed, so readers never see each other's place.

@@ -11,14 +11,14 @@ namespace {
 // ship).
 constexpr int16_t kProduceApiKey = 0;
 
-void DropLog(const rd_kafka_t*, int, const char*, const char*) {}
+void DropClusterLog(const rd_kafka_t*, int, const char*, const char*) {}
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<MockKafkaCluster>> MockKafkaCluster::Start(
     int brokers) {
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  rd_kafka_conf_set_log_cb(conf, &DropLog);
+  rd_kafka_conf_set_log_cb(conf, &DropClusterLog);
   char errstr[512];
   rd_kafka_t* rk =
       rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr));

@@ -29,7 +29,7 @@ const std::set<std::string>& KnownMethods() {
   return *methods;
 }
 
-absl::Status Bad(absl::string_view where, absl::string_view why) {
+absl::Status BadRoute(absl::string_view where, absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat(where, ": ", why));
 }
 
@@ -53,29 +53,31 @@ absl::Status ParsePattern(const std::string& text, Route* route,
                           PathParams* params) {
   const std::vector<std::string> words = absl::StrSplit(text, ' ');
   if (words.size() != 2 || !absl::StartsWith(words[1], "/")) {
-    return Bad("route", "want \"METHOD /path\", e.g. \"POST /api/billing\"");
+    return BadRoute("route",
+                    "want \"METHOD /path\", e.g. \"POST /api/billing\"");
   }
   if (KnownMethods().count(words[0]) == 0) {
-    return Bad("route", absl::StrCat("unknown method \"", words[0],
-                                     "\" (want GET, POST, PUT, PATCH or "
-                                     "DELETE, in upper case)"));
+    return BadRoute("route", absl::StrCat("unknown method \"", words[0],
+                                          "\" (want GET, POST, PUT, PATCH or "
+                                          "DELETE, in upper case)"));
   }
   route->method = words[0];
   route->segments = absl::StrSplit(absl::string_view(words[1]).substr(1), '/');
   for (const std::string& segment : route->segments) {
     const absl::string_view name = ParamName(segment);
     if (name.empty() && absl::StrContains(segment, '{')) {
-      return Bad("route", absl::StrCat("segment \"", segment,
-                                       "\": a parameter is a whole segment, "
-                                       "{NAME}"));
+      return BadRoute("route",
+                      absl::StrCat("segment \"", segment,
+                                   "\": a parameter is a whole segment, "
+                                   "{NAME}"));
     }
     if (name.empty()) continue;
     if (!IsParamName(name)) {
-      return Bad("route", absl::StrCat("parameter {", name,
-                                       "}: want letters, digits and _"));
+      return BadRoute("route", absl::StrCat("parameter {", name,
+                                            "}: want letters, digits and _"));
     }
     if (!params->emplace(std::string(name), "").second) {
-      return Bad("route", absl::StrCat("parameter {", name, "} twice"));
+      return BadRoute("route", absl::StrCat("parameter {", name, "} twice"));
     }
   }
   return absl::OkStatus();
@@ -85,7 +87,7 @@ absl::Status ParseStatus(const Json& value, absl::string_view where,
                          int* status) {
   if (!value.is_number_integer() || value.get<int64_t>() < 200 ||
       value.get<int64_t>() > 599) {
-    return Bad(where, "want an integer in [200, 599]");
+    return BadRoute(where, "want an integer in [200, 599]");
   }
   *status = value.get<int>();
   return absl::OkStatus();
@@ -93,10 +95,10 @@ absl::Status ParseStatus(const Json& value, absl::string_view where,
 
 absl::Status CheckKeys(const Json& object, const std::set<std::string>& keys,
                        absl::string_view where) {
-  if (!object.is_object()) return Bad(where, "want an object");
+  if (!object.is_object()) return BadRoute(where, "want an object");
   for (auto it = object.begin(); it != object.end(); ++it) {
     if (keys.count(it.key()) == 0) {
-      return Bad(where, absl::StrCat("unknown member \"", it.key(), "\""));
+      return BadRoute(where, absl::StrCat("unknown member \"", it.key(), "\""));
     }
   }
   return absl::OkStatus();
@@ -108,25 +110,26 @@ absl::Status ParseFail(const Json& object, const PathParams& params,
       CheckKeys(object, {"when", "in", "status", "body"}, "fail"));
   const auto when = object.find("when");
   if (when == object.end() || !when->is_string()) {
-    return Bad("fail.when", "want a JSON pointer into the request body");
+    return BadRoute("fail.when", "want a JSON pointer into the request body");
   }
   try {
     fail->pointer = Json::json_pointer(when->get<std::string>());
   } catch (const Json::exception&) {
-    return Bad("fail.when", "not a JSON pointer (want e.g. /order/id)");
+    return BadRoute("fail.when", "not a JSON pointer (want e.g. /order/id)");
   }
   const auto in = object.find("in");
   if (in == object.end() || !in->is_array() || in->empty()) {
-    return Bad("fail.in", "want a non-empty array of the values that fail");
+    return BadRoute("fail.in",
+                    "want a non-empty array of the values that fail");
   }
   fail->values.assign(in->begin(), in->end());
   const auto status = object.find("status");
-  if (status == object.end()) return Bad("fail.status", "is required");
+  if (status == object.end()) return BadRoute("fail.status", "is required");
   OUTBOX_RETURN_IF_ERROR(ParseStatus(*status, "fail.status", &fail->status));
   if (object.contains("body")) {
     fail->body = object["body"];
     absl::Status checked = CheckTemplate(*fail->body, params);
-    if (!checked.ok()) return Bad("fail.body", checked.message());
+    if (!checked.ok()) return BadRoute("fail.body", checked.message());
   }
   return absl::OkStatus();
 }
@@ -136,7 +139,8 @@ absl::StatusOr<Route> ParseRoute(const Json& object) {
       CheckKeys(object, {"route", "status", "body", "fail"}, "route entry"));
   const auto name = object.find("route");
   if (name == object.end() || !name->is_string()) {
-    return Bad("route", "want \"METHOD /path\", e.g. \"POST /api/billing\"");
+    return BadRoute("route",
+                    "want \"METHOD /path\", e.g. \"POST /api/billing\"");
   }
   Route route;
   route.name = name->get<std::string>();
@@ -149,7 +153,7 @@ absl::StatusOr<Route> ParseRoute(const Json& object) {
   if (object.contains("body")) {
     route.body = object["body"];
     absl::Status checked = CheckTemplate(*route.body, params);
-    if (!checked.ok()) return Bad("body", checked.message());
+    if (!checked.ok()) return BadRoute("body", checked.message());
   }
   if (object.contains("fail")) {
     route.fail.emplace();
@@ -177,9 +181,9 @@ absl::StatusOr<std::vector<Route>> ParseRoutes(absl::string_view text) {
   for (size_t i = 0; i < doc["routes"].size(); ++i) {
     absl::StatusOr<Route> route = ParseRoute(doc["routes"][i]);
     const std::string where = absl::StrCat("routes[", i, "]");
-    if (!route.ok()) return Bad(where, route.status().message());
+    if (!route.ok()) return BadRoute(where, route.status().message());
     if (!seen.insert(route->name).second) {
-      return Bad(where, absl::StrCat("\"", route->name, "\" twice"));
+      return BadRoute(where, absl::StrCat("\"", route->name, "\" twice"));
     }
     routes.push_back(*std::move(route));
   }

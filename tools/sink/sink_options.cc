@@ -18,7 +18,7 @@ namespace {
 
 using Setter = std::function<absl::Status(const std::string& value)>;
 
-absl::Status Bad(absl::string_view flag, absl::string_view why) {
+absl::Status BadFlag(absl::string_view flag, absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat("--", flag, ": ", why));
 }
 
@@ -26,8 +26,8 @@ absl::Status ParseRate(absl::string_view flag, const std::string& v,
                        double* out) {
   double rate = 0;
   if (!absl::SimpleAtod(v, &rate) || !(rate >= 0 && rate <= 1)) {
-    return Bad(flag,
-               absl::StrCat("want a rate between 0 and 1, got \"", v, "\""));
+    return BadFlag(
+        flag, absl::StrCat("want a rate between 0 and 1, got \"", v, "\""));
   }
   *out = rate;
   return absl::OkStatus();
@@ -37,8 +37,8 @@ absl::Status ParseInt(absl::string_view flag, const std::string& v, int lo,
                       int hi, int* out) {
   int n = 0;
   if (!absl::SimpleAtoi(v, &n) || n < lo || n > hi) {
-    return Bad(flag, absl::StrCat("want an integer in [", lo, ", ", hi,
-                                  "], got \"", v, "\""));
+    return BadFlag(flag, absl::StrCat("want an integer in [", lo, ", ", hi,
+                                      "], got \"", v, "\""));
   }
   *out = n;
   return absl::OkStatus();
@@ -47,7 +47,7 @@ absl::Status ParseInt(absl::string_view flag, const std::string& v, int lo,
 absl::Status ParseStatusForType(const std::string& v, SinkOptions* o) {
   const size_t eq = v.rfind('=');
   if (eq == std::string::npos || eq == 0) {
-    return Bad("status-for-type", "want TYPE=CODE, e.g. order.voided=410");
+    return BadFlag("status-for-type", "want TYPE=CODE, e.g. order.voided=410");
   }
   int code = 0;
   OUTBOX_RETURN_IF_ERROR(
@@ -86,7 +86,7 @@ std::map<std::string, Setter> Setters(SinkOptions* o) {
     return absl::OkStatus();
   };
   s["routes"] = [o](const std::string& v) {
-    if (v.empty()) return Bad("routes", "want a file name");
+    if (v.empty()) return BadFlag("routes", "want a file name");
     o->routes_path = v;
     return absl::OkStatus();
   };
@@ -112,7 +112,7 @@ std::map<std::string, Setter> Setters(SinkOptions* o) {
   s["retry-after"] = [o](const std::string& v) {
     // Sent as a header value: a line break would split the response.
     if (v.empty() || v.find_first_of("\r\n") != std::string::npos) {
-      return Bad("retry-after", "want a non-empty single-line value");
+      return BadFlag("retry-after", "want a non-empty single-line value");
     }
     o->faults.retry_after = v;
     return absl::OkStatus();
@@ -127,15 +127,15 @@ std::map<std::string, Setter> Setters(SinkOptions* o) {
     return ParseStatusForType(v, o);
   };
   s["type-header"] = [o](const std::string& v) {
-    if (v.empty()) return Bad("type-header", "want a header name");
+    if (v.empty()) return BadFlag("type-header", "want a header name");
     o->faults.type_header = v;
     return absl::OkStatus();
   };
   s["seed"] = [o](const std::string& v) {
     uint64_t seed = 0;
     if (!absl::SimpleAtoi(v, &seed)) {
-      return Bad("seed",
-                 absl::StrCat("want an unsigned integer, got \"", v, "\""));
+      return BadFlag("seed",
+                     absl::StrCat("want an unsigned integer, got \"", v, "\""));
     }
     o->faults.seed = seed;
     return absl::OkStatus();
@@ -144,16 +144,16 @@ std::map<std::string, Setter> Setters(SinkOptions* o) {
 }
 
 absl::Status CheckComplete(const SinkOptions& o) {
-  if (o.port < 0) return Bad("port", "is required (0 picks a free port)");
-  if (o.secret_file.empty()) return Bad("secret-file", "is required");
-  if (o.log_path.empty()) return Bad("log", "is required");
+  if (o.port < 0) return BadFlag("port", "is required (0 picks a free port)");
+  if (o.secret_file.empty()) return BadFlag("secret-file", "is required");
+  if (o.log_path.empty()) return BadFlag("log", "is required");
   if (o.tls_cert.empty() != o.tls_key.empty()) {
-    return Bad("tls-cert", "--tls-cert and --tls-key go together");
+    return BadFlag("tls-cert", "--tls-cert and --tls-key go together");
   }
   const FaultOptions& f = o.faults;
   if (f.drop_rate + f.fail_rate + f.throttle_rate > 1.0 + 1e-9) {
-    return Bad("drop-rate",
-               "--drop-rate + --fail-rate + --throttle-rate must be <= 1");
+    return BadFlag("drop-rate",
+                   "--drop-rate + --fail-rate + --throttle-rate must be <= 1");
   }
   return absl::OkStatus();
 }
@@ -187,7 +187,7 @@ absl::StatusOr<SinkOptions> ParseSinkFlags(
           absl::StrCat("unknown flag --", name, " (see --help)"));
     }
     if (eq == std::string::npos) {
-      if (i + 1 >= args.size()) return Bad(name, "needs a value");
+      if (i + 1 >= args.size()) return BadFlag(name, "needs a value");
       value = args[++i];
     }
     OUTBOX_RETURN_IF_ERROR(setter->second(value));
