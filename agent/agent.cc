@@ -285,6 +285,14 @@ absl::StatusOr<std::vector<EventClass>> LoadEventClasses(
   return std::move(config.classes);
 }
 
+absl::Status LoadStoreOptions(const std::string& config_path,
+                              Options* options) {
+  OUTBOX_ASSIGN_OR_RETURN(AgentConfig config, LoadAgentConfig(config_path));
+  options->event_classes = std::move(config.classes);
+  options->memory_profile = config.agent.memory_profile;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<Agent>> Agent::Create(Store* store,
                                                      AgentOptions options) {
   return CreateAgentForTest(store, std::move(options), AgentTestOptions());

@@ -52,6 +52,8 @@ packages=(
 )
 # install-deps.sh --cross installs the same for both architectures.
 host_packages=("g++-$triplet" qemu-user-static protobuf-compiler)
+# The aarch64 build's tests boot the ARM board (tests/vm/arm_board.cmake).
+if [ "$arch" = aarch64 ]; then host_packages+=(qemu-system-arm); fi
 
 base="${OUTBOX_SYSROOT_BASE:-/opt/edge-outbox}"
 sysroot="$base/sysroot-$arch"

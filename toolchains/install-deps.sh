@@ -40,7 +40,9 @@ case "${1:-}" in
   "") ;;
   --cross)
     # Keep in step with build-sysroot.sh's host_packages.
-    packages+=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user-static) ;;
+    # qemu-system-arm: the ARM board of tests/vm (arm_board.cmake).
+    packages+=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user-static
+      qemu-system-arm) ;;
   *) echo "usage: $0 [--cross]" >&2; exit 2 ;;
 esac
 

@@ -113,14 +113,14 @@ int Sell(Store* store, const PosSimFlags& f) {
 }
 
 int Run(const PosSimFlags& f) {
-  // The event classes are store options that the configuration names: the
-  // store is opened with them, and the agent checks they agree.
-  absl::StatusOr<std::vector<EventClass>> classes = LoadEventClasses(f.config);
-  if (!classes.ok()) return Fail("reading the configuration", classes.status());
+  // The store options that the configuration names (event classes, memory
+  // profile): the store is opened with them, as outbox-agent opens it, and
+  // the agent checks that the classes agree.
   Options options;
   options.tables = {kTable};
   options.sync = f.fsync;
-  options.event_classes = *std::move(classes);
+  const absl::Status loaded = LoadStoreOptions(f.config, &options);
+  if (!loaded.ok()) return Fail("reading the configuration", loaded);
   auto store = Store::Open(options, f.db);
   if (!store.ok()) return Fail("opening the store", store.status());
 

@@ -9,11 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "tests/testing/agent_fixture.h"
 #include "tests/testing/fake_clock.h"
 #include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
+#include "tests/testing/text_files.h"
 
 namespace outbox {
 namespace {
@@ -148,6 +151,35 @@ TEST_F(AgentClassesTest, ExpiryWaitsWhileTheClockIsBehindTheStoresMark) {
   clock_.Advance(absl::Seconds(20));
   Rounds(agent.get());
   EXPECT_EQ(Expired(), 1u);
+}
+
+// A program that opens its store from the agent's configuration file
+// (outbox-pos-sim) takes the same store options as outbox-agent: the
+// classes and the memory profile; a file it cannot read changes nothing.
+TEST(LoadStoreOptionsTest, SetsTheFilesClassesAndMemoryProfile) {
+  testing::TempDir dir;
+  testing::WritePrivate(dir.Sub("secret"),
+                        "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
+  const std::string config = dir.Sub("agent.textproto");
+  testing::WritePrivate(config, absl::StrCat(R"(
+destinations { name: "sink" url: "http://127.0.0.1:9/" secrets_file: ")",
+                                             dir.Sub("secret"), R"(" }
+routes { event_type: "*" destination: "sink" }
+agent { memory_profile: "small" }
+classes { name: "telemetry" event_types: "telemetry.*" priority: 2 })"));
+  Options options;
+  options.tables = {"sales"};
+  ASSERT_OUTBOX_OK(LoadStoreOptions(config, &options));
+  EXPECT_EQ(options.memory_profile, Options::MemoryProfile::kSmall);
+  ASSERT_EQ(options.event_classes.size(), 1u);
+  EXPECT_EQ(options.event_classes[0].name, "telemetry");
+  EXPECT_EQ(options.event_classes[0].priority, 2);
+  EXPECT_EQ(options.tables, std::vector<std::string>{"sales"});
+
+  Options untouched;
+  EXPECT_FALSE(LoadStoreOptions(dir.Sub("missing.textproto"), &untouched).ok());
+  EXPECT_EQ(untouched.memory_profile, Options::MemoryProfile::kDefault);
+  EXPECT_TRUE(untouched.event_classes.empty());
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target for a fixed time; ctest's Fuzz.* tests call it.
 #   run_fuzzer.sh FUZZER SEED_DIR WORK_DIR [DICT]
-# Seconds: $OUTBOX_FUZZ_SECONDS, default 20 (the short run of `make test`);
+# Seconds: $OUTBOX_FUZZ_SECONDS, default 10 (the short run of `make test`,
+# a smoke run within CI's budget);
 # `make fuzz` sets it higher. Inputs the fuzzer finds interesting accumulate
 # in WORK_DIR/corpus (kept between runs, so long runs build on earlier ones);
 # the checked-in seeds are read, never written. Any crash, sanitizer report,
@@ -10,7 +11,7 @@
 set -euo pipefail
 
 fuzzer=$1 seeds=$2 work=$3 dict=${4:-}
-seconds=${OUTBOX_FUZZ_SECONDS:-20}
+seconds=${OUTBOX_FUZZ_SECONDS:-10}
 mkdir -p "$work/corpus" "$work/artifacts"
 
 args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048

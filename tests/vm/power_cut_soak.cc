@@ -204,6 +204,8 @@ absl::Status PowerCutSoak::RunBoot(CutPlan plan, bool final_boot) {
       options_.dir + "/disk.err");
   if (!disk.ok()) return disk.status();
   BoardConfig config;
+  config.arch = options_.arch;
+  config.memory_mb = options_.memory_mb;
   config.qemu = options_.qemu;
   config.kernel = options_.kernel;
   config.initrd = options_.initrd;

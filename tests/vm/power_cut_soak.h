@@ -20,14 +20,13 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "tests/vm/board.h"
 #include "tests/vm/image_check.h"
 #include "tests/vm/lossy_disk_process.h"
 #include "tools/audit/delivery_audit.h"
 #include "tools/audit/sink_log_tail.h"
 
 namespace outbox::vm {
-
-class Board;
 
 // When a boot's power is cut.
 enum class CutPlan {
@@ -58,9 +57,11 @@ absl::StatusOr<std::vector<CutPlan>> ParseCutPlans(absl::string_view names);
 constexpr absl::Duration kInFlushHold = absl::Milliseconds(400);
 
 struct PowerCutOptions {
-  // Programs: qemu-system-x86_64, the guest (build-guest.sh), and
-  // outbox-lossy-disk.
+  // The board (BoardArch), its qemu-system-*, its guest (build-guest.sh)
+  // and its memory; outbox-lossy-disk.
+  BoardArch arch = BoardArch::kX86_64;
   std::string qemu, kernel, initrd, disk_binary;
+  int memory_mb = 512;
   ImageTools tools;
   std::string dir;  // platter, logs, copies
   int cuts = 4;

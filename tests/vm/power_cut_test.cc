@@ -34,6 +34,10 @@
 // OUTBOX_VM_PLANS (comma-separated plan names; default all, in turn),
 // OUTBOX_VM_SEED (default random, printed; replays the plans, not the
 // timing), OUTBOX_VM_DIR (run there and keep the disk, consoles and logs).
+// The board: the x86-64 one this build made, unless OUTBOX_VM_ARCH=aarch64
+// names the ARM board with its OUTBOX_VM_QEMU_BINARY, OUTBOX_VM_KERNEL_FILE
+// and OUTBOX_VM_INITRD_FILE (the aarch64 build's, tests/vm/arm_board.cmake)
+// and OUTBOX_VM_MEMORY_MB (default 512).
 
 #include <cstdlib>
 #include <filesystem>
@@ -53,6 +57,7 @@
 #include "tests/kill/pos_sim_kill_fixture.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/vm/board_under_test.h"
 #include "tests/vm/power_cut_soak.h"
 
 namespace outbox::vm {
@@ -175,10 +180,13 @@ class VmPowerCutTest : public ::testing::Test {
   }
 
   PowerCutOptions Defaults() const {
+    const BoardConfig board = BoardUnderTest();
     PowerCutOptions o;
-    o.qemu = OUTBOX_QEMU_SYSTEM_BINARY;
-    o.kernel = OUTBOX_VM_KERNEL;
-    o.initrd = OUTBOX_VM_INITRD;
+    o.arch = board.arch;
+    o.qemu = board.qemu;
+    o.kernel = board.kernel;
+    o.initrd = board.initrd;
+    o.memory_mb = board.memory_mb;
     o.disk_binary = OUTBOX_LOSSY_DISK_BINARY;
     o.tools = {OUTBOX_MKFS_EXT4_BINARY, OUTBOX_E2FSCK_BINARY,
                OUTBOX_DEBUGFS_BINARY};

@@ -169,6 +169,14 @@ class Agent {
 absl::StatusOr<std::vector<EventClass>> LoadEventClasses(
     const std::string& config_path);
 
+// Sets the store options that the configuration file at `config_path`
+// names, as outbox-agent opens its store with them: event_classes (see
+// LoadEventClasses) and memory_profile (`agent { memory_profile }`). The
+// other fields of `*options` are left as they are. Errors: those of
+// reading the configuration (see AgentOptions); `*options` is then
+// unchanged.
+absl::Status LoadStoreOptions(const std::string& config_path, Options* options);
+
 }  // namespace outbox
 
 #endif  // OUTBOX_AGENT_INCLUDE_OUTBOX_AGENT_H_
