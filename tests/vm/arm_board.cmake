@@ -52,7 +52,7 @@ add_test(NAME ArmBoardPowerCut.ThreeCuts COMMAND ${run})
 set_tests_properties(ArmBoardPowerCut.ThreeCuts PROPERTIES LABELS unit
   ENVIRONMENT "${env};OUTBOX_VM_CUTS=3;OUTBOX_VM_PLANS=after_sale,mid_delivery,mid_acknowledgement"
   TIMEOUT 1200 COST 600)
-# `ctest --preset aarch64-soak`: 300 cuts, every plan and cache mode in
+# `ctest --preset aarch64-board-soak`: 300 cuts, every plan and cache mode in
 # turn, seed fixed so that a run can be replayed.
 add_test(NAME ArmBoardPowerCut.ThreeHundredCuts COMMAND ${run})
 set_tests_properties(ArmBoardPowerCut.ThreeHundredCuts PROPERTIES LABELS soak

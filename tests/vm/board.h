@@ -1,10 +1,10 @@
 // Copyright (c) edge-outbox authors.
 //
-// Board: one boot of the virtual board (tests/vm/README.md): Debian's
-// kernel and the guest initramfs (build-guest.sh) in qemu-system-x86_64
-// under TCG, its disk on outbox-lossy-disk over NBD on loopback, no
-// network device. The console (ttyS0) is read line by line; the second
-// serial port (ttyS1, outbox-sink's request log) is a file qemu writes,
+// Board: one boot of a virtual board (tests/vm/README.md): Debian's
+// kernel and the guest initramfs (build-guest.sh) in qemu-system-x86_64 or
+// qemu-system-aarch64 (BoardArch) under TCG, its disk on outbox-lossy-disk
+// over NBD on loopback, no network device. The console is read line by
+// line; the log port (outbox-sink's request log) is a file qemu writes,
 // which outlives the power cut. A power cut is SIGKILL of qemu: nothing the
 // guest had not sent out survives it, except what the disk keeps.
 // REQUIRES: External synchronization.

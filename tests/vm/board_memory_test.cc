@@ -31,6 +31,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "examples/pos_sim/pos_sim_sale.h"
 #include "gtest/gtest.h"
@@ -132,10 +133,11 @@ class BoardMemoryTest : public ::testing::Test {
     while ((*board)->ReadConsole(deadline, &line) ==
            ChildProcess::Read::kLine) {
       if (absl::StartsWith(line, "outbox-vm: ")) last = line;
-      if (!absl::StartsWith(line, "outbox-vm: memory ")) continue;
+      absl::string_view words = line;
+      if (!absl::ConsumePrefix(&words, "outbox-vm: memory ")) continue;
       r.boot_to_reading = absl::Now() - start;
       std::map<std::string, std::string> fields;
-      for (absl::string_view word : absl::StrSplit(line.substr(18), ' ')) {
+      for (absl::string_view word : absl::StrSplit(words, ' ')) {
         std::pair<std::string, std::string> kv = absl::StrSplit(word, '=');
         fields[kv.first] = kv.second;
       }

@@ -203,12 +203,7 @@ absl::Status PowerCutSoak::RunBoot(CutPlan plan, bool final_boot) {
                                        : options_.flush_ms)},
       options_.dir + "/disk.err");
   if (!disk.ok()) return disk.status();
-  BoardConfig config;
-  config.arch = options_.arch;
-  config.memory_mb = options_.memory_mb;
-  config.qemu = options_.qemu;
-  config.kernel = options_.kernel;
-  config.initrd = options_.initrd;
+  BoardConfig config = options_.board;
   config.disk_url = (*disk)->Url();
   config.serial1_path = BootFile(boot.index, ".ttyS1");
   config.stderr_path = options_.dir + "/qemu.err";

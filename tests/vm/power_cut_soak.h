@@ -57,11 +57,10 @@ absl::StatusOr<std::vector<CutPlan>> ParseCutPlans(absl::string_view names);
 constexpr absl::Duration kInFlushHold = absl::Milliseconds(400);
 
 struct PowerCutOptions {
-  // The board (BoardArch), its qemu-system-*, its guest (build-guest.sh)
-  // and its memory; outbox-lossy-disk.
-  BoardArch arch = BoardArch::kX86_64;
-  std::string qemu, kernel, initrd, disk_binary;
-  int memory_mb = 512;
+  // The board: its machine, qemu-system-*, guest (build-guest.sh) and
+  // memory. Each boot adds its disk, log files and kernel words.
+  BoardConfig board;
+  std::string disk_binary;  // outbox-lossy-disk
   ImageTools tools;
   std::string dir;  // platter, logs, copies
   int cuts = 4;

@@ -180,13 +180,8 @@ class VmPowerCutTest : public ::testing::Test {
   }
 
   PowerCutOptions Defaults() const {
-    const BoardConfig board = BoardUnderTest();
     PowerCutOptions o;
-    o.arch = board.arch;
-    o.qemu = board.qemu;
-    o.kernel = board.kernel;
-    o.initrd = board.initrd;
-    o.memory_mb = board.memory_mb;
+    o.board = BoardUnderTest();
     o.disk_binary = OUTBOX_LOSSY_DISK_BINARY;
     o.tools = {OUTBOX_MKFS_EXT4_BINARY, OUTBOX_E2FSCK_BINARY,
                OUTBOX_DEBUGFS_BINARY};
