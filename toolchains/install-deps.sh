@@ -29,6 +29,7 @@ packages=(
   python3                 # tests/usage: the docs' --help blocks and links
   systemd                 # systemd-analyze verify, systemd-sysusers (tests/dist)
   clang libclang-rt-14-dev  # libFuzzer + ASan/UBSan runtimes (tests/fuzz)
+  lld                     # the linker of every build, native and cross (CMakeLists.txt)
   qemu-utils              # qemu-io, the NBD client of tests/vm's lossy-disk tests
   qemu-system-x86         # the virtual board of tests/vm's power cuts (TCG, no KVM needed)
   e2fsprogs               # mkfs.ext4, e2fsck, debugfs: the board's disk, checked on the host

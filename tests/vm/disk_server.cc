@@ -118,9 +118,9 @@ void DiskServer::PrintCounts() const {
   const DiskCounts& c = cache_->counts();
   PrintLine(absl::StrFormat(
       "counts reads=%d writes=%d fua_writes=%d flushes=%d trims=%d cuts=%d "
-      "kept=%d dropped=%d connections=%d",
+      "kept=%d dropped=%d connections=%d unflushed=%d",
       c.reads, c.writes, c.fua_writes, c.flushes, c.trims, c.cuts, c.kept,
-      c.dropped, connections_));
+      c.dropped, connections_, cache_->unflushed()));
 }
 
 absl::Status DiskServer::Accept() {

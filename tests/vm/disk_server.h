@@ -20,7 +20,7 @@
 //       honest=<0|1>
 //   cut <n> mode=<m> unflushed=<block writes> kept=<k> dropped=<d>
 //   counts reads=.. writes=.. fua_writes=.. flushes=.. trims=.. cuts=..
-//       kept=.. dropped=.. connections=..
+//       kept=.. dropped=.. connections=.. unflushed=<block writes now>
 // REQUIRES: External synchronization (it is the program's one thread).
 
 #ifndef OUTBOX_TESTS_VM_DISK_SERVER_H_

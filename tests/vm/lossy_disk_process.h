@@ -47,7 +47,8 @@ class LossyDiskProcess {
   absl::StatusOr<DiskLine> Cut(absl::Duration timeout = absl::Seconds(10));
 
   // The "counts" line's fields (reads, writes, fua_writes, flushes, trims,
-  // cuts, kept, dropped, connections). Errors: as Cut's.
+  // cuts, kept, dropped, connections, unflushed: the block writes the cache
+  // holds now). Errors: as Cut's.
   absl::StatusOr<DiskLine> Counts(absl::Duration timeout = absl::Seconds(10));
 
   // SIGTERM: a last cut, then the final counts; waits for the exit.

@@ -140,8 +140,9 @@ TEST_F(LossyDiskTest, UnflushedDataIsReadBackThenLostUnderDrop) {
   EXPECT_GE(counts.at("writes"), 1u);
   EXPECT_EQ(counts.at("fua_writes"), 0u);
   EXPECT_EQ(counts.at("flushes"), 0u) << "qemu-io flushed on its way out";
+  EXPECT_EQ(counts.at("unflushed"), 16u);  // 64 KiB in 4 KiB blocks
   const DiskLine cut = Cut();
-  EXPECT_EQ(cut.at("unflushed"), 16u);  // 64 KiB in 4 KiB blocks
+  EXPECT_EQ(cut.at("unflushed"), 16u);
   EXPECT_EQ(cut.at("dropped"), 16u);
   EXPECT_EQ(cut.at("kept"), 0u);
   const std::string after = QemuIo({"read -P 0 0 64k"}, /*die=*/false);

@@ -26,7 +26,8 @@ namespace {
 
 constexpr char kTill[] = "till-1";
 constexpr char kSay[] = "outbox-vm: ";
-// How often kMidAcknowledgement reads the sink's log meanwhile.
+// How often kMidAcknowledgement reads the sink's log meanwhile, and a
+// kInFlush cut asks the disk whether it holds unflushed writes.
 constexpr absl::Duration kPoll = absl::Milliseconds(5);
 // The in_flush plan's k is at most this: with every FLUSH held, each
 // commit takes kInFlushHold.
@@ -212,7 +213,7 @@ absl::Status PowerCutSoak::RunBoot(CutPlan plan, bool final_boot) {
   started_ = absl::Now();
   auto board = Board::Boot(config);
   if (!board.ok()) return board.status();
-  const absl::Status watched = CutAndCollect(board->get(), &boot);
+  const absl::Status watched = CutAndCollect(board->get(), disk->get(), &boot);
   const absl::Status settled = Settle(disk->get(), config.serial1_path, &boot);
   if (boot.boot_time > absl::ZeroDuration()) {
     mean_boot_ = (3 * mean_boot_ + boot.boot_time) / 4;  // aims any_time
@@ -228,8 +229,9 @@ absl::Status PowerCutSoak::RunBoot(CutPlan plan, bool final_boot) {
   return absl::OkStatus();
 }
 
-absl::Status PowerCutSoak::CutAndCollect(Board* board, Boot* boot) {
-  absl::Status watched = Watch(board, boot);
+absl::Status PowerCutSoak::CutAndCollect(Board* board, LossyDiskProcess* disk,
+                                         Boot* boot) {
+  absl::Status watched = Watch(board, disk, boot);
   if (!board->exited()) {
     board->Cut();
     boot->cut = true;
@@ -248,7 +250,8 @@ absl::Status PowerCutSoak::CutAndCollect(Board* board, Boot* boot) {
   return watched;
 }
 
-absl::Status PowerCutSoak::Watch(Board* board, Boot* boot) {
+absl::Status PowerCutSoak::Watch(Board* board, LossyDiskProcess* disk,
+                                 Boot* boot) {
   absl::Time cut_at = boot->plan == CutPlan::kAnyTime
                           ? started_ + absl::Milliseconds(boot->plan_arg)
                           : absl::InfiniteFuture();
@@ -256,6 +259,7 @@ absl::Status PowerCutSoak::Watch(Board* board, Boot* boot) {
   const bool poll_answers = boot->plan == CutPlan::kMidAcknowledgement;
   audit::SinkLogTail answers(BootFile(boot->index, ".ttyS1"));
   absl::Time last_output = absl::Now();
+  absl::Time moment = absl::InfiniteFuture();  // when cut_at first passed
   while (true) {
     if (poll_answers) WatchAnswers(&answers, *boot, &cut_at);
     std::string line;
@@ -271,7 +275,9 @@ absl::Status PowerCutSoak::Watch(Board* board, Boot* boot) {
       board->Wait(now + absl::Seconds(10));  // it powered off
       return absl::OkStatus();
     } else if (now >= cut_at) {
-      return absl::OkStatus();
+      if (moment == absl::InfiniteFuture()) moment = now;
+      absl::StatusOr<bool> came = MomentCame(disk, *boot, moment, &cut_at);
+      if (!came.ok() || *came) return came.status();
     } else if (now >= stalled) {
       return absl::DeadlineExceededError(
           absl::StrCat("boot ", boot->index, " printed nothing for ",
@@ -279,6 +285,19 @@ absl::Status PowerCutSoak::Watch(Board* board, Boot* boot) {
                        "; last line \"", boot->last_console, "\""));
     }
   }
+}
+
+absl::StatusOr<bool> PowerCutSoak::MomentCame(LossyDiskProcess* disk,
+                                              const Boot& boot,
+                                              absl::Time moment,
+                                              absl::Time* cut_at) {
+  if (boot.plan != CutPlan::kInFlush) return true;
+  absl::StatusOr<DiskLine> counts = disk->Counts();
+  if (!counts.ok()) return counts.status();
+  const absl::Time now = absl::Now();
+  if ((*counts)["unflushed"] > 0 || now - moment >= kInFlushWait) return true;
+  *cut_at = now + kPoll;
+  return false;
 }
 
 void PowerCutSoak::WatchAnswers(audit::SinkLogTail* answers, const Boot& boot,

@@ -44,8 +44,10 @@ enum class CutPlan {
                         // a second)
   kInFlush,  // the disk holds each FLUSH kInFlushHold (not flush_ms):
              // 100..300 ms after the k-th "sale" line (k short of the
-             // last, at most 5), the next commit's fsync waits on its FLUSH, so
-             // the cut meets its writes unflushed, whatever the draws
+             // last, at most 5), the next commit's fsync waits on its FLUSH;
+             // the cut then waits (up to kInFlushWait) for the disk to say
+             // it holds unflushed writes, so it meets them however slowly
+             // a busy host runs the board
   kNone,     // the final boot, left to drain and power off
 };
 const char* CutPlanName(CutPlan plan);
@@ -55,6 +57,9 @@ absl::StatusOr<std::vector<CutPlan>> ParseCutPlans(absl::string_view names);
 
 // How long the disk holds a FLUSH in a kInFlush boot.
 constexpr absl::Duration kInFlushHold = absl::Milliseconds(400);
+// How long a kInFlush cut waits past its moment for unflushed writes; then
+// it cuts anyway, and the soak's coverage check names the boot.
+constexpr absl::Duration kInFlushWait = absl::Seconds(10);
 
 struct PowerCutOptions {
   // The board: its machine, qemu-system-*, guest (build-guest.sh) and
@@ -127,9 +132,15 @@ class PowerCutSoak {
   absl::Status RunBoot(CutPlan plan, bool final_boot);
   // Watches the boot, cuts the power unless it powered off, and reads the
   // console lines qemu had sent. Errors: Watch's and OnLine's.
-  absl::Status CutAndCollect(Board* board, Boot* boot);
+  absl::Status CutAndCollect(Board* board, LossyDiskProcess* disk, Boot* boot);
   // Reads the console until the plan's moment, a power-off or a stall.
-  absl::Status Watch(Board* board, Boot* boot);
+  absl::Status Watch(Board* board, LossyDiskProcess* disk, Boot* boot);
+  // Whether to cut now that *cut_at, first passed at `moment`, has passed:
+  // yes, but a kInFlush boot waits until `disk` holds unflushed writes or
+  // kInFlushWait has gone since `moment`, moving *cut_at on by kPoll.
+  // Errors: the disk's Counts().
+  absl::StatusOr<bool> MomentCame(LossyDiskProcess* disk, const Boot& boot,
+                                  absl::Time moment, absl::Time* cut_at);
   // kMidAcknowledgement: sets *cut_at once the boot's ttyS1 holds its
   // plan_arg-th 2xx line.
   void WatchAnswers(audit::SinkLogTail* answers, const Boot& boot,
