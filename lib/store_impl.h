@@ -386,12 +386,11 @@ class StoreImpl final : public Store {
   // --- Workflows (store_workflow.cc) ---
   // Adds `settlement`'s workflow state and result rows to `batch`. May turn
   // `*kind` from kDelivered into kStepDone (see Settlement::workflow_state).
-  // `*rows`: whether the state is written as rows (WorkflowState::rows).
   absl::Status AddWorkflowWritesLocked(const Settlement& settlement,
                                        const storage::OutboxEntry& stored,
                                        Settlement::Kind* kind,
                                        rocksdb::WriteBatch* batch,
-                                       storage::QueueState* next, bool* rows)
+                                       storage::QueueState* next)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Records the cancels of `txn` in `commit` and queues again the completed
   // workflows they cancel. REQUIRES: a SerialWrite is held.
@@ -405,11 +404,6 @@ class StoreImpl final : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether a cancel of `event_id` is stored.
   absl::StatusOr<bool> CancelStoredLocked(absl::string_view event_id)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Clears the sent mark `st` sets in `state` (Settlement::
-  // workflow_marked_step) when a cancel of the event is stored.
-  absl::Status DropMarkIfCancelledLocked(const Settlement& st,
-                                         storage::WorkflowState* state)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Replay and RetryWorkflow: `state` null for Replay, which refuses a
   // workflow's dead letter.

@@ -87,9 +87,6 @@ struct StoreImpl::SettleBuild {
   absl::flat_hash_set<uint64_t> removed;
   std::vector<IndexChange> changes;
   bool delivered = false, attempted = false, buried = false;
-  // The settlement being added writes its workflow as rows: a step done
-  // then leaves a pending entry that no retry changed as it is.
-  bool rows = false;
 };
 
 absl::StatusOr<SettleResult> StoreImpl::Settle(
@@ -135,10 +132,9 @@ absl::StatusOr<SettleResult> StoreImpl::SettleLocked(
     }
     if (!stored.ok()) return stored.status();
     Settlement::Kind kind = st.kind;
-    build.rows = false;
     if (workflow) {
       OUTBOX_RETURN_IF_ERROR(AddWorkflowWritesLocked(
-          st, stored->entry, &kind, &build.batch, &build.next, &build.rows));
+          st, stored->entry, &kind, &build.batch, &build.next));
       if (kind != st.kind) result.kept_for_cancel.push_back(st.event.id);
     }
     OUTBOX_RETURN_IF_ERROR(AddSettlementLocked(st, kind, *stored, now, &build));
@@ -206,10 +202,11 @@ absl::Status StoreImpl::AddStepDoneLocked(const StoredEntry& stored,
   // The same entry (same seq, so it stays first of its ordering key), due
   // at once with a fresh retry budget for the next step.
   const int64_t now_ms = ToStoredMillis(now);
-  if (build->rows && Untouched(stored.entry, now_ms)) {
+  if (Untouched(stored.entry, now_ms)) {
     // Nothing to reset, and due already, after a reopen too: only the
     // index learns that it is due now. Rewriting the entry would cost its
-    // whole size for every step (the O(n) per workflow).
+    // whole size for every step (the O(n) per workflow), whether
+    // the workflow is written as rows or as one state.
     build->changes.push_back({stored.entry.seq(), stored.entry.ordering_key(),
                               false, now_ms, now_ms,
                               static_cast<uint32_t>(stored.value.size()),

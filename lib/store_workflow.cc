@@ -20,6 +20,7 @@
 #include "lib/bounded_iterator.h"
 #include "lib/codec.h"
 #include "lib/keys.h"
+#include "lib/proto_peek.h"
 #include "lib/queue_state.h"
 #include "lib/rocks_status.h"
 #include "lib/slices.h"
@@ -59,6 +60,37 @@ void Uncount(const storage::WorkflowState& old, storage::QueueState* next) {
   }
 }
 
+// What AddWorkflowWritesLocked reads of a state without decoding it.
+struct StatePeek {
+  storage::WorkflowPhase phase = storage::WORKFLOW_PHASE_UNSPECIFIED;
+  int64_t finished_unix_ms = 0;
+  bool rows = false;
+};
+
+absl::StatusOr<StatePeek> PeekState(const Settlement& st) {
+  using S = storage::WorkflowState;
+  constexpr int kFields[] = {
+      S::kPhaseFieldNumber, S::kFinishedUnixMsFieldNumber, S::kRowsFieldNumber};
+  uint64_t values[] = {0, 0, 0};
+  if (!PeekVarints(st.workflow_state, kFields, absl::MakeSpan(values))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "event ", st.event.id, ": the workflow state does not decode"));
+  }
+  StatePeek peek;
+  peek.phase = static_cast<storage::WorkflowPhase>(values[0]);
+  peek.finished_unix_ms = static_cast<int64_t>(values[1]);
+  peek.rows = values[2] != 0;
+  return peek;
+}
+
+// A cancel was stored before the write that sets step `step`'s sent mark:
+// the step will not be sent (the agent sees the cancel first), so the state
+// is written without the mark, and compensation does not resend a step that
+// never went out.
+void DropMark(int32_t step, storage::WorkflowState* state) {
+  if (step < state->steps_size()) state->mutable_steps(step)->set_sent(false);
+}
+
 }  // namespace
 
 absl::StatusOr<std::optional<storage::WorkflowState>>
@@ -69,7 +101,7 @@ StoreImpl::ReadWorkflowStateLocked(absl::string_view event_id) {
 absl::Status StoreImpl::AddWorkflowWritesLocked(
     const Settlement& st, const storage::OutboxEntry& stored,
     Settlement::Kind* kind, rocksdb::WriteBatch* batch,
-    storage::QueueState* next, bool* rows) {
+    storage::QueueState* next) {
   if (workflows_ == nullptr) return NoWorkflowFamily();
   const std::string& id = st.event.id;
   for (size_t i = 0; i < st.workflow_results.size(); ++i) {
@@ -87,57 +119,66 @@ absl::Status StoreImpl::AddWorkflowWritesLocked(
         "keeping a workflow definition"));
   }
   if (st.workflow_state.empty()) return absl::OkStatus();
-  storage::WorkflowState state;
-  if (!state.ParseFromString(st.workflow_state)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("event ", id, ": the workflow state does not decode"));
+  // Most steps write the state exactly as the agent encoded it: only its
+  // phase, finish time and format are read (peeked), and it is decoded only
+  // where the store changes it (a cancel under a sent mark, a completion)
+  // or writes it as rows.
+  OUTBOX_ASSIGN_OR_RETURN(const StatePeek peek, PeekState(st));
+  std::optional<storage::WorkflowState> state;
+  auto decoded = [&]() -> absl::StatusOr<storage::WorkflowState*> {
+    if (!state.has_value() &&
+        !state.emplace().ParseFromString(st.workflow_state)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("event ", id, ": the workflow state does not decode"));
+    }
+    return &*state;
+  };
+  if (st.workflow_marked_step >= 0 &&
+      peek.phase == storage::WORKFLOW_PHASE_FORWARD) {
+    // Under mu_, ordered with Txn::Cancel's write: a cancel stored now is
+    // seen by the agent's next read, before it would send the step.
+    OUTBOX_ASSIGN_OR_RETURN(const bool cancelled, CancelStoredLocked(id));
+    if (cancelled) {
+      OUTBOX_ASSIGN_OR_RETURN(storage::WorkflowState * s, decoded());
+      DropMark(st.workflow_marked_step, s);
+    }
   }
-  OUTBOX_RETURN_IF_ERROR(DropMarkIfCancelledLocked(st, &state));
-  if (state.phase() == storage::WORKFLOW_PHASE_COMPLETED &&
+  int64_t finished_unix_ms = peek.finished_unix_ms;
+  if (peek.phase == storage::WORKFLOW_PHASE_COMPLETED &&
       *kind == Settlement::Kind::kDelivered) {
     OUTBOX_ASSIGN_OR_RETURN(const bool cancelled, CancelStoredLocked(id));
+    OUTBOX_ASSIGN_OR_RETURN(storage::WorkflowState * s, decoded());
     if (cancelled) {
       // A cancel committed while the last step was in flight: keep the
       // event so that the agent compensates it (a cancel committed after
       // this write finds COMPLETED and queues it again instead).
       *kind = Settlement::Kind::kStepDone;
-      state.set_finished_unix_ms(0);
+      s->set_finished_unix_ms(0);
+      finished_unix_ms = 0;
     } else {
-      *state.mutable_entry() = stored;
+      *s->mutable_entry() = stored;
     }
   }
   const bool leaves = *kind != Settlement::Kind::kStepDone &&
                       *kind != Settlement::Kind::kAttempt;
-  if (leaves && state.phase() == storage::WORKFLOW_PHASE_NEEDS_ATTENTION) {
+  if (leaves && peek.phase == storage::WORKFLOW_PHASE_NEEDS_ATTENTION) {
     next->set_workflows_needing_attention(next->workflows_needing_attention() +
                                           1);
   }
-  if (leaves && IsFinished(state.phase()) && state.finished_unix_ms() != 0) {
+  if (leaves && IsFinished(peek.phase) && finished_unix_ms != 0) {
     OUTBOX_RETURN_IF_ERROR(FromRocks(
-        batch->Put(workflows_,
-                   keys::WorkflowFinishedKey(state.finished_unix_ms(), id), ""),
+        batch->Put(workflows_, keys::WorkflowFinishedKey(finished_unix_ms, id),
+                   ""),
         "recording a finished workflow"));
   }
-  *rows = state.rows();
-  if (state.rows()) return AddWorkflowRowsLocked(id, state, batch);
-  return FromRocks(
-      batch->Put(workflows_, keys::WorkflowStateKey(id), Encode(state)),
-      "recording a workflow's state");
-}
-
-absl::Status StoreImpl::DropMarkIfCancelledLocked(
-    const Settlement& st, storage::WorkflowState* state) {
-  const int32_t step = st.workflow_marked_step;
-  if (step < 0 || step >= state->steps_size() ||
-      state->phase() != storage::WORKFLOW_PHASE_FORWARD) {
-    return absl::OkStatus();
+  if (peek.rows) {
+    OUTBOX_ASSIGN_OR_RETURN(storage::WorkflowState * s, decoded());
+    return AddWorkflowRowsLocked(id, *s, batch);
   }
-  // Under mu_, ordered with Txn::Cancel's write: a cancel stored now is
-  // seen by the agent's next read, before it would send the step.
-  OUTBOX_ASSIGN_OR_RETURN(const bool cancelled,
-                          CancelStoredLocked(st.event.id));
-  if (cancelled) state->mutable_steps(step)->set_sent(false);
-  return absl::OkStatus();
+  return FromRocks(
+      batch->Put(workflows_, keys::WorkflowStateKey(id),
+                 state.has_value() ? Encode(*state) : st.workflow_state),
+      "recording a workflow's state");
 }
 
 absl::StatusOr<bool> StoreImpl::CancelStoredLocked(absl::string_view event_id) {

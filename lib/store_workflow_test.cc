@@ -96,6 +96,29 @@ TEST_F(StoreWorkflowTest, StepDoneKeepsTheEventFirstAndResetsItsAttempts) {
   EXPECT_EQ(testing::StoredWorkflowState(store_.get(), id).next_step(), 1u);
 }
 
+// The store writes most states as the agent encoded them, reading only a
+// few fields: one that does not decode is still refused, and the batch,
+// its result rows too, is not written.
+TEST_F(StoreWorkflowTest, AStateThatDoesNotDecodeIsRefusedAndNothingWritten) {
+  const std::string id = CommitEvent(MakeEvent("order.created", "till-1"));
+  Settlement s;
+  s.kind = Settlement::Kind::kStepDone;
+  s.event = DueWithId(id);
+  s.workflow_state = StateWith(storage::WORKFLOW_PHASE_FORWARD, 1);
+  s.workflow_state.pop_back();  // the last field cut short
+  s.workflow_results = {ResultRow("reserve", 1)};
+  absl::StatusOr<SettleResult> r = store_->Settle({s});
+  ASSERT_TRUE(absl::IsInvalidArgument(r.status())) << r.status();
+  EXPECT_THAT(r.status().message(), HasSubstr("does not decode"));
+  Reopen();
+  EXPECT_TRUE(absl::IsNotFound(store_->GetWorkflow(id).status()));
+  absl::StatusOr<std::vector<std::string>> results =
+      store_->ListWorkflowResults(id, 10);
+  ASSERT_OUTBOX_OK(results);
+  EXPECT_THAT(*results, ::testing::IsEmpty());
+  EXPECT_EQ(OnlyDue().id, id);
+}
+
 TEST_F(StoreWorkflowTest, ResultRowsComeBackInTheirOrderAfterReopen) {
   const std::string id = CommitEvent(MakeEvent("order.created"));
   SettleWith(DueWithId(id), Settlement::Kind::kStepDone,

@@ -7,15 +7,14 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "agent/config/definition.h"
-#include "agent/workflow/peek.h"
 #include "base/status_macros.h"
+#include "lib/proto_peek.h"
 #include "proto/storage.pb.h"
 
 namespace outbox {
 
 std::string StoredDefinitionId(absl::string_view state) {
-  return workflow::PeekBytes(state,
-                             storage::WorkflowState::kDefinitionFieldNumber);
+  return PeekBytes(state, storage::WorkflowState::kDefinitionFieldNumber);
 }
 
 absl::Status WorkflowDefinitions::Init(Store* store) {

@@ -8,9 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "agent/send/webhook_request.h"
-#include "agent/workflow/peek.h"
 #include "agent/workflow/plan.h"
 #include "agent/workflow/plan_internal.h"
+#include "lib/proto_peek.h"
 
 namespace outbox {
 namespace {
@@ -196,8 +196,7 @@ void AttachWorkflow(WorkflowState* state,
 const std::string* AnswerRow(const Settlement& s) {
   for (auto it = s.workflow_results.rbegin(); it != s.workflow_results.rend();
        ++it) {
-    if (workflow::PeekBytes(*it, storage::StepResult::kOutcomeFieldNumber) !=
-        "skipped") {
+    if (PeekBytes(*it, storage::StepResult::kOutcomeFieldNumber) != "skipped") {
       return &*it;
     }
   }
@@ -270,16 +269,15 @@ Settlement NotDoneSettlement(const WorkflowAction& action, PendingEvent event) {
 bool SettlesRevert(const Settlement& s) {
   const std::string* row = AnswerRow(s);
   return row != nullptr &&
-         workflow::PeekVarint(*row, storage::StepResult::kRevertFieldNumber,
-                              0) != 0;
+         PeekVarint(*row, storage::StepResult::kRevertFieldNumber, 0) != 0;
 }
 
 bool SettlesMarkOnly(const Settlement& s) { return AnswerRow(s) == nullptr; }
 
 storage::WorkflowPhase SettledPhase(const Settlement& s) {
-  return static_cast<storage::WorkflowPhase>(workflow::PeekVarint(
-      s.workflow_state, storage::WorkflowState::kPhaseFieldNumber,
-      storage::WORKFLOW_PHASE_UNSPECIFIED));
+  return static_cast<storage::WorkflowPhase>(
+      PeekVarint(s.workflow_state, storage::WorkflowState::kPhaseFieldNumber,
+                 storage::WORKFLOW_PHASE_UNSPECIFIED));
 }
 
 PendingEvent RequeuedAfterStepDone(PendingEvent event, absl::Time now) {

@@ -1,11 +1,11 @@
 // Copyright (c) edge-outbox authors.
 
-#include "agent/workflow/peek.h"
+#include "lib/proto_peek.h"
 
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/wire_format_lite.h"
 
-namespace outbox::workflow {
+namespace outbox {
 namespace {
 
 using google::protobuf::internal::WireFormatLite;
@@ -51,4 +51,25 @@ std::string PeekBytes(absl::string_view message, int field) {
   return ok ? value : "";
 }
 
-}  // namespace outbox::workflow
+bool PeekVarints(absl::string_view message, absl::Span<const int> fields,
+                 absl::Span<uint64_t> values) {
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t*>(message.data()),
+      static_cast<int>(message.size()));
+  for (uint32_t tag = in.ReadTag(); tag != 0; tag = in.ReadTag()) {
+    if (WireFormatLite::GetTagWireType(tag) ==
+        WireFormatLite::WIRETYPE_VARINT) {
+      const int field = WireFormatLite::GetTagFieldNumber(tag);
+      uint64_t value = 0;
+      if (!in.ReadVarint64(&value)) return false;
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (fields[i] == field) values[i] = value;
+      }
+      continue;
+    }
+    if (!WireFormatLite::SkipField(&in, tag)) return false;
+  }
+  return in.ConsumedEntireMessage();
+}
+
+}  // namespace outbox
