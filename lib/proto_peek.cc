@@ -2,6 +2,8 @@
 
 #include "lib/proto_peek.h"
 
+#include <algorithm>
+
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/wire_format_lite.h"
 
@@ -10,23 +12,25 @@ namespace {
 
 using google::protobuf::internal::WireFormatLite;
 
-// Calls `read(in)` at each occurrence of field `field` with wire type
-// `type`, skipping every other field; false when `message` does not decode
-// (or `read` fails).
-template <typename Read>
-bool ForEach(absl::string_view message, int field,
-             WireFormatLite::WireType type, Read read) {
+// Calls `read(field, in)` at each field of wire type `type` whose number
+// `wanted(number)`, skipping every other field; false when `message` does
+// not decode (or `read` fails). `*whole`, if given: whether the message
+// ended where a full parse would accept its end (not on a tag 0).
+template <typename Wanted, typename Read>
+bool ForEach(absl::string_view message, WireFormatLite::WireType type,
+             Wanted wanted, Read read, bool* whole = nullptr) {
   google::protobuf::io::CodedInputStream in(
       reinterpret_cast<const uint8_t*>(message.data()),
       static_cast<int>(message.size()));
   for (uint32_t tag = in.ReadTag(); tag != 0; tag = in.ReadTag()) {
-    if (WireFormatLite::GetTagFieldNumber(tag) == field &&
-        WireFormatLite::GetTagWireType(tag) == type) {
-      if (!read(&in)) return false;
+    const int field = WireFormatLite::GetTagFieldNumber(tag);
+    if (WireFormatLite::GetTagWireType(tag) == type && wanted(field)) {
+      if (!read(field, &in)) return false;
       continue;
     }
     if (!WireFormatLite::SkipField(&in, tag)) return false;
   }
+  if (whole != nullptr) *whole = in.ConsumedEntireMessage();
   return true;
 }
 
@@ -34,42 +38,44 @@ bool ForEach(absl::string_view message, int field,
 
 uint64_t PeekVarint(absl::string_view message, int field, uint64_t absent) {
   uint64_t value = absent;
-  const bool ok = ForEach(message, field, WireFormatLite::WIRETYPE_VARINT,
-                          [&](google::protobuf::io::CodedInputStream* in) {
-                            return in->ReadVarint64(&value);
-                          });
+  const bool ok = ForEach(
+      message, WireFormatLite::WIRETYPE_VARINT,
+      [&](int number) { return number == field; },
+      [&](int, google::protobuf::io::CodedInputStream* in) {
+        return in->ReadVarint64(&value);
+      });
   return ok ? value : absent;
 }
 
 std::string PeekBytes(absl::string_view message, int field) {
   std::string value;
-  const bool ok =
-      ForEach(message, field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED,
-              [&](google::protobuf::io::CodedInputStream* in) {
-                return WireFormatLite::ReadBytes(in, &value);
-              });
+  const bool ok = ForEach(
+      message, WireFormatLite::WIRETYPE_LENGTH_DELIMITED,
+      [&](int number) { return number == field; },
+      [&](int, google::protobuf::io::CodedInputStream* in) {
+        return WireFormatLite::ReadBytes(in, &value);
+      });
   return ok ? value : "";
 }
 
 bool PeekVarints(absl::string_view message, absl::Span<const int> fields,
                  absl::Span<uint64_t> values) {
-  google::protobuf::io::CodedInputStream in(
-      reinterpret_cast<const uint8_t*>(message.data()),
-      static_cast<int>(message.size()));
-  for (uint32_t tag = in.ReadTag(); tag != 0; tag = in.ReadTag()) {
-    if (WireFormatLite::GetTagWireType(tag) ==
-        WireFormatLite::WIRETYPE_VARINT) {
-      const int field = WireFormatLite::GetTagFieldNumber(tag);
-      uint64_t value = 0;
-      if (!in.ReadVarint64(&value)) return false;
-      for (size_t i = 0; i < fields.size(); ++i) {
-        if (fields[i] == field) values[i] = value;
-      }
-      continue;
-    }
-    if (!WireFormatLite::SkipField(&in, tag)) return false;
-  }
-  return in.ConsumedEntireMessage();
+  bool whole = false;
+  const bool ok = ForEach(
+      message, WireFormatLite::WIRETYPE_VARINT,
+      [&](int number) {
+        return std::find(fields.begin(), fields.end(), number) != fields.end();
+      },
+      [&](int number, google::protobuf::io::CodedInputStream* in) {
+        uint64_t value = 0;
+        if (!in->ReadVarint64(&value)) return false;
+        for (size_t i = 0; i < fields.size(); ++i) {
+          if (fields[i] == number) values[i] = value;
+        }
+        return true;
+      },
+      &whole);
+  return ok && whole;
 }
 
 }  // namespace outbox
