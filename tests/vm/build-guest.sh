@@ -36,6 +36,18 @@ tools=$(cd "$(dirname "$0")/../../toolchains" && pwd)
 
 log() { echo "build-guest: $*" >&2; }
 
+# The ARM board's guest holds no shared library: each binary must be a
+# static aarch64 executable. Checked first, before any download or write
+# (tests/vm/CMakeLists.txt: BuildGuest.RefusesADynamicExecutable).
+if [[ "$arch" == aarch64 ]]; then
+  for b in "${binaries[@]}"; do
+    case "$(file -b "$b")" in
+    *"ARM aarch64"*"statically linked"*) ;;
+    *) echo "build-guest: $b is not a static aarch64 executable" >&2; exit 1 ;;
+    esac
+  done
+fi
+
 # The modules the guest loads, in dependency order: /init insmods them one
 # by one (the initramfs has no modprobe and no modules.dep).
 # apt_opts: the apt state the guest's .debs come from.
@@ -182,10 +194,6 @@ for b in "${binaries[@]}"; do
       cp -L "$lib" "$root$lib"
     done
   else
-    case "$(file -b "$b")" in
-    *"ARM aarch64"*"statically linked"*) ;;
-    *) echo "build-guest: $b is not a static aarch64 executable" >&2; exit 1 ;;
-    esac
     aarch64-linux-gnu-strip -o "$root/opt/outbox/bin/$(basename "$b")" "$b"
   fi
 done
