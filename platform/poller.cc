@@ -67,19 +67,32 @@ absl::Status Poller::Watch(int fd, uint32_t events) {
   epoll_event event = {};
   event.events = ToEpoll(events);
   event.data.fd = fd;
-  if (epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, fd, &event) == 0) {
+  // One call where the set's membership is known: curl forgets a socket
+  // when its transfer ends and watches it again for the next one, and a
+  // MOD tried first failed for every such watch.
+  const bool member = members_.contains(fd);
+  if (epoll_ctl(epoll_.get(), member ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd,
+                &event) == 0) {
+    members_.insert(fd);
     return absl::OkStatus();
   }
-  // New to the set, or a recycled fd number whose earlier holder was closed
-  // (which took it out of the set).
-  if (errno == ENOENT &&
-      epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &event) == 0) {
+  // A member's number recycled after it was closed unforgotten (the close
+  // took it out of the set): add it. EEXIST cannot happen, but would mean
+  // the set holds it after all.
+  const int retry = member && errno == ENOENT    ? EPOLL_CTL_ADD
+                    : !member && errno == EEXIST ? EPOLL_CTL_MOD
+                                                 : -1;
+  if (retry >= 0 && epoll_ctl(epoll_.get(), retry, fd, &event) == 0) {
+    members_.insert(fd);
     return absl::OkStatus();
   }
-  return PosixError("epoll_ctl", errno);
+  const int error = errno;
+  members_.erase(fd);
+  return PosixError("epoll_ctl", error);
 }
 
 void Poller::Forget(int fd) {
+  members_.erase(fd);
   // ENOENT/EBADF when it already left the set by being closed: fine.
   epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
 }

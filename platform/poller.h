@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -75,6 +76,9 @@ class Poller {
   explicit Poller(ScopedFd epoll) : epoll_(std::move(epoll)) {}
 
   ScopedFd epoll_;
+  // The fds watched and not forgotten since (some may have been closed,
+  // which took them out of the epoll set).
+  absl::flat_hash_set<int> members_;
 };
 
 // Safe for concurrent use: Signal() may be called from any thread and from

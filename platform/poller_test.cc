@@ -77,6 +77,28 @@ TEST_F(PollerTest, ForgottenFdIsNotReported) {
   EXPECT_TRUE(WaitFor(absl::ZeroDuration()).empty());
 }
 
+TEST_F(PollerTest, AForgottenFdWatchedAgainIsReported) {
+  ASSERT_OUTBOX_OK(poller_->Watch(pipe_[0], Poller::kReadable));
+  poller_->Forget(pipe_[0]);
+  ASSERT_OUTBOX_OK(poller_->Watch(pipe_[0], Poller::kReadable));
+  ASSERT_EQ(write(pipe_[1], "x", 1), 1);
+  EXPECT_TRUE(Has(WaitFor(kPatience), pipe_[0], Poller::kReadable));
+}
+
+// A watched fd closed without Forget() leaves the epoll set; a new file
+// that gets its number and is watched is added, not lost.
+TEST_F(PollerTest, ARecycledNumberOfAnUnforgottenFdIsWatched) {
+  ASSERT_OUTBOX_OK(poller_->Watch(pipe_[0], Poller::kReadable));
+  int fresh[2];
+  ASSERT_EQ(pipe2(fresh, O_CLOEXEC), 0);
+  ASSERT_EQ(dup3(fresh[0], pipe_[0], O_CLOEXEC), pipe_[0]);  // closes the old
+  close(fresh[0]);
+  ASSERT_OUTBOX_OK(poller_->Watch(pipe_[0], Poller::kReadable));
+  ASSERT_EQ(write(fresh[1], "x", 1), 1);
+  EXPECT_TRUE(Has(WaitFor(kPatience), pipe_[0], Poller::kReadable));
+  close(fresh[1]);
+}
+
 TEST_F(PollerTest, HangUpIsReportedAsError) {
   ASSERT_OUTBOX_OK(poller_->Watch(pipe_[0], Poller::kReadable));
   close(pipe_[1]);

@@ -110,11 +110,13 @@ absl::StatusOr<Throughput> SteppedAgent::Deliver(int count) {
   StartCountingSkips();
   const absl::Duration cpu = Cpu();
   const absl::Duration syncer_cpu = SyncerCpu();
+  const absl::Duration kernel_cpu = ThreadKernelCpu();
   const int64_t written = WriteBytes();
   Stopwatch wall, progress;
   for (uint64_t seen = before; delivered() < target;) {
     OUTBOX_RETURN_IF_ERROR(
         agent_->RunOnce(absl::Now() + absl::Milliseconds(100)));
+    ++rounds_;
     if (delivered() != seen) {
       seen = delivered();
       progress = Stopwatch();
@@ -129,6 +131,7 @@ absl::StatusOr<Throughput> SteppedAgent::Deliver(int count) {
   t.ops = static_cast<int64_t>(delivered() - before);
   cpu_ += Cpu() - cpu;
   syncer_cpu_ += SyncerCpu() - syncer_cpu;
+  kernel_cpu_ += ThreadKernelCpu() - kernel_cpu;
   written_ += WriteBytes() - written;
   const Skipped skipped = CountedSkips();
   skipped_.tombstones += skipped.tombstones;
@@ -143,6 +146,15 @@ double SteppedAgent::cpu_us_per_event() const {
 double SteppedAgent::syncer_cpu_us_per_event() const {
   return absl::ToDoubleMicroseconds(syncer_cpu_) /
          std::max<uint64_t>(delivered(), 1);
+}
+
+double SteppedAgent::kernel_cpu_us_per_event() const {
+  return absl::ToDoubleMicroseconds(kernel_cpu_) /
+         std::max<uint64_t>(delivered(), 1);
+}
+
+double SteppedAgent::rounds_per_event() const {
+  return static_cast<double>(rounds_) / std::max<uint64_t>(delivered(), 1);
 }
 
 double SteppedAgent::written_per_event() const {

@@ -85,6 +85,10 @@ class SteppedAgent {
   double cpu_us_per_event() const;
   // The syncer thread's part of cpu_us_per_event().
   double syncer_cpu_us_per_event() const;
+  // This thread's time in the kernel, part of cpu_us_per_event().
+  double kernel_cpu_us_per_event() const;
+  // RunOnce() calls (agent rounds: one wait for work each) per event.
+  double rounds_per_event() const;
   double written_per_event() const;  // /proc/self/io write_bytes
   const Skipped& skipped() const { return skipped_; }  // by RocksDB
 
@@ -101,6 +105,8 @@ class SteppedAgent {
   const int64_t events_;
   absl::Duration cpu_ = absl::ZeroDuration();
   absl::Duration syncer_cpu_ = absl::ZeroDuration();
+  absl::Duration kernel_cpu_ = absl::ZeroDuration();
+  int64_t rounds_ = 0;
   int64_t written_ = 0;
   Skipped skipped_;
 };

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <sys/resource.h>
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -165,6 +166,13 @@ absl::Duration ThreadCpu(pthread_t thread) {
   if (pthread_getcpuclockid(thread, &clock) != 0) return absl::ZeroDuration();
   clock_gettime(clock, &ts);
   return FromTimespec(ts);
+}
+
+absl::Duration ThreadKernelCpu() {
+  rusage usage{};
+  if (getrusage(RUSAGE_THREAD, &usage) != 0) return absl::ZeroDuration();
+  return absl::Seconds(usage.ru_stime.tv_sec) +
+         absl::Microseconds(usage.ru_stime.tv_usec);
 }
 
 absl::Duration ProcessCpu() {

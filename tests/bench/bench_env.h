@@ -96,6 +96,9 @@ double ProbeDisk(const std::string& dir, size_t bytes, absl::Duration duration);
 // CPU time of the calling thread, and of another thread of this process.
 absl::Duration ThreadCpu();
 absl::Duration ThreadCpu(pthread_t thread);
+// The calling thread's CPU time spent in the kernel (getrusage
+// RUSAGE_THREAD: system calls, page faults, the file system's work).
+absl::Duration ThreadKernelCpu();
 // CPU time (user + system) of the whole process so far.
 absl::Duration ProcessCpu();
 // The same of another process (/proc/<pid>/stat, in clock ticks: 10 ms);

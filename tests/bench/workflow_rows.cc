@@ -89,13 +89,24 @@ std::string PerRequest(const Drain& plain, const Drain& d) {
   const double requests = d.subject.total.per_second() * kSteps;
   const double cpu = d.agent->cpu_us_per_event() / kSteps;
   const double syncer = d.agent->syncer_cpu_us_per_event() / kSteps;
-  return absl::StrCat(FormatFigure(requests), " step requests/s (",
-                      FormatFigure(requests / plain.subject.total.per_second()),
-                      "x plain requests/s), agent CPU ", FormatFigure(cpu),
-                      " us/step request (",
-                      FormatFigure(cpu / plain.agent->cpu_us_per_event()),
-                      "x a plain request's; of which the store's syncer ",
-                      FormatFigure(syncer), " us)");
+  const double kernel = d.agent->kernel_cpu_us_per_event() / kSteps;
+  return absl::StrCat(
+      FormatFigure(requests), " step requests/s (",
+      FormatFigure(requests / plain.subject.total.per_second()),
+      "x plain requests/s), agent CPU ", FormatFigure(cpu),
+      " us/step request (", FormatFigure(cpu / plain.agent->cpu_us_per_event()),
+      "x a plain request's; of which the store's syncer ", FormatFigure(syncer),
+      " us, the agent thread in the kernel ", FormatFigure(kernel), " us; ",
+      FormatFigure(d.agent->rounds_per_event() / kSteps),
+      " agent rounds/step request)");
+}
+
+// Where a plain request's CPU goes, to set the step requests' against.
+std::string PlainDetail(const Drain& plain) {
+  return absl::StrCat(
+      "; the agent thread in the kernel ",
+      FormatFigure(plain.agent->kernel_cpu_us_per_event()), " us/sale; ",
+      FormatFigure(plain.agent->rounds_per_event()), " agent rounds/sale");
 }
 
 // Bytes written per step request at 4 and at 32 steps: a state that grows
@@ -208,7 +219,8 @@ absl::Status RunWorkflowRows(const Scale& scale, const std::string& dir,
     std::string detail = absl::StrCat(
         "agent CPU ", FormatFigure(d.agent->cpu_us_per_event()), " us/sale; ",
         FormatFigure(d.agent->written_per_event()), " B written/sale");
-    if (i > 0) absl::StrAppend(&detail, "; ", PerRequest(drains[0], d));
+    absl::StrAppend(&detail,
+                    i == 0 ? PlainDetail(d) : "; " + PerRequest(drains[0], d));
     table->Add(Row{d.key, d.label, d.subject.total.per_second(), "sales/s",
                    std::move(detail), std::move(ratios)});
   }
