@@ -171,6 +171,13 @@ absl::Status ParseWorkflowSettings(const Checker& c, const Node& node,
     }
     out->result_body_bytes = static_cast<size_t>(in.result_body_bytes());
   }
+  if (in.workflow_storage() == "rows" || in.workflow_storage() == "states") {
+    out->workflow_rows = in.workflow_storage() == "rows";
+  } else if (!in.workflow_storage().empty()) {
+    return c.Error(node, "workflow_storage", -1,
+                   absl::StrCat("must be \"states\" or \"rows\", got \"",
+                                in.workflow_storage(), "\""));
+  }
   return c.Duration(node, "workflow_retention", Bound::kNonNegative,
                     &out->workflow_retention);
 }

@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "agent/retry_policy.h"
 #include "agent/send/webhook_signature.h"
+#include "agent/workflow/rows.h"
 #include "agent/workflow/spec.h"
 #include "outbox/http_transport.h"
 #include "outbox/options.h"
@@ -148,6 +149,8 @@ struct AgentSettings {
   bool require_synchronized_clock = false;
   size_t workflow_response_bytes = 64 << 10;
   size_t result_body_bytes = 4096;
+  // `workflow_storage`: "rows" (true) or "states" (agent/workflow/rows.h).
+  bool workflow_rows = workflow::kWriteWorkflowRows;
   // absl::ZeroDuration(): finished workflows are kept forever.
   absl::Duration workflow_retention = absl::Hours(720);
 };

@@ -313,6 +313,24 @@ TEST_F(ConfigTest, ErrorMessagesNeverContainSecretMaterial) {
   }
 }
 
+TEST_F(ConfigTest, WorkflowStorageIsStatesRowsOrRefused) {
+  absl::StatusOr<AgentConfig> unset = Parse(OneDestination());
+  ASSERT_OUTBOX_OK(unset);
+  EXPECT_EQ(unset->agent.workflow_rows, workflow::kWriteWorkflowRows);
+  absl::StatusOr<AgentConfig> rows =
+      Parse(OneDestination() + "agent { workflow_storage: \"rows\" }");
+  ASSERT_OUTBOX_OK(rows);
+  EXPECT_TRUE(rows->agent.workflow_rows);
+  absl::StatusOr<AgentConfig> states =
+      Parse(OneDestination() + "agent { workflow_storage: \"states\" }");
+  ASSERT_OUTBOX_OK(states);
+  EXPECT_FALSE(states->agent.workflow_rows);
+  EXPECT_THAT(
+      ErrorOf(OneDestination() + "agent { workflow_storage: \"Rows\" }"),
+      HasSubstr("agent.workflow_storage: must be \"states\" or \"rows\", "
+                "got \"Rows\""));
+}
+
 TEST_F(ConfigTest, BadDurationNamesFieldAndLine) {
   const std::string message = ErrorOf(OneDestination("  timeout: \"10\"\n"));
   EXPECT_THAT(message, HasSubstr(Where(4) + "destinations[0].timeout: \"10\" "

@@ -305,13 +305,13 @@ bool PlanForward(const workflow::WorkflowSpec& spec, const AgentConfig& config,
 
 namespace {
 
-// The state of a workflow nothing is stored of yet, starting at `now`.
+// The state of a workflow nothing is stored of yet, starting at `now`
+// (PlanState makes it rows if the configuration writes rows).
 WorkflowState NewState(absl::Time now) {
   WorkflowState state;
   state.set_phase(storage::WORKFLOW_PHASE_FORWARD);
   state.set_next_revert(-1);
   state.set_started_unix_ms(Millis(now));
-  state.set_rows(workflow::WriteRows());
   return state;
 }
 
@@ -350,8 +350,12 @@ WorkflowAction PlanState(const workflow::WorkflowSpec& spec,
                          absl::Time now) {
   WorkflowState& state = a.state;
   if (!StepsMatch(spec, state, now, &a)) return a;
-  // Converted by the write that settles this plan (lib/store_workflow_rows).
-  if (!state.rows() && workflow::WriteRows()) ToRows(spec, &state);
+  // A new workflow, or one stored whole, is written as rows from now on if
+  // the configuration says so (`workflow_storage`); a stored state is
+  // converted by the write that settles this plan (lib/store_workflow_rows).
+  if (!state.rows() && workflow::WriteRows(config.agent.workflow_rows)) {
+    ToRows(spec, &state);
+  }
   // A new workflow runs under `spec` from now on; so does one stored before
   // definitions were kept, whose steps match it.
   if (state.definition().empty()) state.set_definition(spec.definition_id);

@@ -393,7 +393,7 @@ TEST_F(WorkflowPlanTest, PlanningFromTheWrittenStateIsPlanningFromTheStore) {
                              event_, config_, now_, &written);
     }
   }
-  workflow::TEST_SetWriteRows(workflow::kWriteWorkflowRows);
+  workflow::TEST_SetWriteRows(std::nullopt);
 }
 
 TEST_F(WorkflowPlanTest, AStepWithARetryPendingAtACancelIsResentUnderItsId) {
@@ -496,9 +496,7 @@ class WorkflowPlanRowsTest : public WorkflowPlanTest {
     WorkflowPlanTest::SetUp();
     workflow::TEST_SetWriteRows(true);
   }
-  void TearDown() override {
-    workflow::TEST_SetWriteRows(workflow::kWriteWorkflowRows);
-  }
+  void TearDown() override { workflow::TEST_SetWriteRows(std::nullopt); }
   static storage::WorkflowState StateOf(const WorkflowRecord& r) {
     storage::WorkflowState state;
     EXPECT_TRUE(state.ParseFromString(r.state));

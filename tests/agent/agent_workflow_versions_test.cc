@@ -273,6 +273,35 @@ TEST_F(AgentWorkflowVersionsTest, AnUnroutedTypeOfAStoredDefinitionIsHeld) {
   EXPECT_EQ(stats->dead_letters, 0u);
 }
 
+// `agent { workflow_storage }` chooses the form of the workflows that
+// start under it; one already stored keeps its form when it changes.
+TEST_F(AgentWorkflowVersionsTest, WorkflowStorageChoosesTheFormOfNewWorkflows) {
+  const std::string states = WorkflowConfig();  // the default
+  const std::string rows = absl::StrReplaceAll(
+      WorkflowConfig(), {{"agent {", "agent { workflow_storage: \"rows\""}});
+  const std::string low = R"({"riskScore": 10, "shippingType": "domestic"})";
+  const std::string a = CommitOrder(low, "sale-1");
+  RunUntilHeld(Unreachable(states, "/api/fraud/check"), 1);  // a reserved
+  const std::string b = CommitOrder(low, "sale-2");
+  RunUntilHeld(Unreachable(rows, "/api/fraud/check"), 2);  // b reserved
+  RunToEnd(states);  // both finish with the setting back at "states"
+  EXPECT_EQ(State(a).phase(), storage::WORKFLOW_PHASE_COMPLETED);
+  EXPECT_EQ(State(b).phase(), storage::WORKFLOW_PHASE_COMPLETED);
+  store_.reset();
+  testing::RawEdit(dir_.Sub("db"), [&](rocksdb::DB* db,
+                                       const testing::RawFamilies& families) {
+    rocksdb::ColumnFamilyHandle* workflows = families.at("outbox.workflows");
+    auto has = [&](const std::string& key) {
+      std::string value;
+      return db->Get(rocksdb::ReadOptions(), workflows, key, &value).ok();
+    };
+    EXPECT_TRUE(has("s" + a)) << "started as a state";
+    EXPECT_FALSE(has("w" + a));
+    EXPECT_TRUE(has("w" + b)) << "started as rows, and kept them";
+    EXPECT_FALSE(has("s" + b));
+  });
+}
+
 // A half-way workflow written by a build that did not keep definitions:
 // the first agent of this build finds the configuration without its type.
 // Sending its event as a plain one (to the "*" route) would skip its
@@ -285,7 +314,7 @@ TEST_F(AgentWorkflowVersionsTest,
   // release's writer does (agent/workflow/rows.h).
   workflow::TEST_SetWriteRows(false);
   RunUntilHeld(Unreachable(WorkflowConfig(), "/api/fraud/check"), 1);
-  workflow::TEST_SetWriteRows(workflow::kWriteWorkflowRows);
+  workflow::TEST_SetWriteRows(std::nullopt);
   store_.reset();
   testing::RawEdit(dir_.Sub("db"), [&](rocksdb::DB* db,
                                        const testing::RawFamilies& families) {

@@ -176,7 +176,7 @@ absl::Status RunRowsWriter(const std::string& section, BenchSink& sink,
         {Vs("workflow.3")}});
     s = RunStepCountRows(section, sink, events, ".rows", table);
   }
-  workflow::TEST_SetWriteRows(workflow::kWriteWorkflowRows);
+  workflow::TEST_SetWriteRows(std::nullopt);
   return s;
 }
 

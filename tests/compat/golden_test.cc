@@ -224,7 +224,7 @@ void GoldenStoreTest::DrainAndCheck(bool rows) {
                      return f.rfind("incompat:workflow_rows (", 0) == 0;
                    }) != report->features.end();
   EXPECT_EQ(recorded, rows && !facts_.workflows.empty());
-  workflow::TEST_SetWriteRows(workflow::kWriteWorkflowRows);
+  workflow::TEST_SetWriteRows(std::nullopt);
 }
 
 TEST_P(GoldenStoreTest, DrainsEveryEventUnderItsIdAndResumesWorkflows) {

@@ -298,7 +298,7 @@ TEST(PowerCutSoakTest, NothingCommittedIsEverLost) { SoakAndCheck(); }
 TEST(PowerCutSoakTest, NothingCommittedIsEverLostWithWorkflowRows) {
   workflow::TEST_SetWriteRows(true);
   SoakAndCheck();
-  workflow::TEST_SetWriteRows(workflow::kWriteWorkflowRows);
+  workflow::TEST_SetWriteRows(std::nullopt);
 }
 
 }  // namespace

@@ -156,7 +156,7 @@ double BytesPerStep(int steps, bool rows) {
   const uint64_t written = counting->bytes() - before;
   agent->reset();
   EXPECT_OUTBOX_OK((*store)->Close());
-  workflow::TEST_SetWriteRows(workflow::kWriteWorkflowRows);
+  workflow::TEST_SetWriteRows(std::nullopt);
   return static_cast<double>(written) / (kWorkflows * steps);
 }
 

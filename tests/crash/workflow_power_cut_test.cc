@@ -94,7 +94,7 @@ class WorkflowPowerCutTest : public ::testing::TestWithParam<bool> {
   }
 
   void TearDown() override {
-    workflow::TEST_SetWriteRows(workflow::kWriteWorkflowRows);
+    workflow::TEST_SetWriteRows(std::nullopt);
     internal::TEST_SetCrashHook(nullptr);
     agent_.reset();
     if (store_ != nullptr) store_->Close().IgnoreError();

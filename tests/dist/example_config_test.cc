@@ -109,6 +109,7 @@ TEST_F(ExampleConfigTest, EveryValueWrittenIsTheDefault) {
             agent.workflow_response_bytes);
   EXPECT_EQ(config->agent.result_body_bytes, agent.result_body_bytes);
   EXPECT_EQ(config->agent.workflow_retention, agent.workflow_retention);
+  EXPECT_EQ(config->agent.workflow_rows, agent.workflow_rows);
 }
 
 // Appends to `missing` every field of `descriptor` (and of the messages it
