@@ -294,7 +294,8 @@ void SoakAndCheck() {
 TEST(PowerCutSoakTest, NothingCommittedIsEverLost) { SoakAndCheck(); }
 
 // The same with workflows written as rows (feature workflow_rows), which
-// the next release writes (agent/workflow/rows.h).
+// agent { workflow_storage: "rows" } asks for and the next release writes
+// by default (agent/workflow/rows.h).
 TEST(PowerCutSoakTest, NothingCommittedIsEverLostWithWorkflowRows) {
   workflow::TEST_SetWriteRows(true);
   SoakAndCheck();
