@@ -11,7 +11,6 @@
 // And where a 3-step sale's bytes go, by row kind: the log parsed back into
 // its write batches.
 
-#include <atomic>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -42,35 +41,28 @@ namespace {
 constexpr char kType[] = "order.created";
 constexpr int kWorkflows = 6;
 
-// Counts the bytes appended to write-ahead log files ("*.log"), and keeps
-// them in `*log` (one string per file; the agent runs on one thread, and
-// RocksDB appends to a log from the writing thread only).
+// Keeps what is appended to a write-ahead log file ("*.log") in `*log`
+// (the agent runs on one thread, and RocksDB appends to a log from the
+// writing thread only; the test reads the logs while nothing writes).
 class WalBytesFile final : public rocksdb::FSWritableFileOwnerWrapper {
  public:
-  WalBytesFile(std::unique_ptr<rocksdb::FSWritableFile> file,
-               std::atomic<uint64_t>* bytes, std::string* log)
-      : FSWritableFileOwnerWrapper(std::move(file)), bytes_(bytes), log_(log) {}
+  WalBytesFile(std::unique_ptr<rocksdb::FSWritableFile> file, std::string* log)
+      : FSWritableFileOwnerWrapper(std::move(file)), log_(log) {}
   rocksdb::IOStatus Append(const rocksdb::Slice& data,
                            const rocksdb::IOOptions& options,
                            rocksdb::IODebugContext* dbg) override {
-    Count(data);
+    log_->append(data.data(), data.size());
     return target()->Append(data, options, dbg);
   }
   rocksdb::IOStatus Append(const rocksdb::Slice& data,
                            const rocksdb::IOOptions& options,
                            const rocksdb::DataVerificationInfo& info,
                            rocksdb::IODebugContext* dbg) override {
-    Count(data);
+    log_->append(data.data(), data.size());
     return target()->Append(data, options, info, dbg);
   }
 
  private:
-  void Count(const rocksdb::Slice& data) {
-    *bytes_ += data.size();
-    log_->append(data.data(), data.size());
-  }
-
-  std::atomic<uint64_t>* const bytes_;
   std::string* const log_;
 };
 
@@ -78,7 +70,12 @@ class WalBytesFileSystem final : public rocksdb::FileSystemWrapper {
  public:
   WalBytesFileSystem() : FileSystemWrapper(rocksdb::FileSystem::Default()) {}
   const char* Name() const override { return "WalBytesFileSystem"; }
-  uint64_t bytes() const { return bytes_.load(); }
+  // Bytes appended to every log so far.
+  uint64_t bytes() const {
+    uint64_t total = 0;
+    for (const auto& [name, log] : logs_) total += log.size();
+    return total;
+  }
   // What was appended to each log file, by file name.
   const std::map<std::string, std::string>& logs() const { return logs_; }
 
@@ -89,8 +86,8 @@ class WalBytesFileSystem final : public rocksdb::FileSystemWrapper {
     rocksdb::IOStatus s =
         target()->NewWritableFile(fname, options, result, dbg);
     if (s.ok() && absl::EndsWith(fname, ".log")) {
-      *result = std::make_unique<WalBytesFile>(std::move(*result), &bytes_,
-                                               &logs_[fname]);
+      *result =
+          std::make_unique<WalBytesFile>(std::move(*result), &logs_[fname]);
     }
     return s;
   }
@@ -102,14 +99,13 @@ class WalBytesFileSystem final : public rocksdb::FileSystemWrapper {
     rocksdb::IOStatus s =
         target()->ReuseWritableFile(fname, old_fname, options, result, dbg);
     if (s.ok() && absl::EndsWith(fname, ".log")) {
-      *result = std::make_unique<WalBytesFile>(std::move(*result), &bytes_,
-                                               &logs_[fname]);
+      *result =
+          std::make_unique<WalBytesFile>(std::move(*result), &logs_[fname]);
     }
     return s;
   }
 
  private:
-  std::atomic<uint64_t> bytes_{0};
   std::map<std::string, std::string> logs_;
 };
 
