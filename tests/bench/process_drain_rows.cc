@@ -3,11 +3,15 @@
 // More in flight should never be slower (issue 27, item 7): 20,000 unkeyed
 // events drained from a store into outbox-sink over loopback by
 // `outbox-agent --drain-and-exit` in its own process, as the operator runs
-// it, with 1, 8 and 16 in flight. The three run in turn, kRounds times, each
+// it, with 1, 4, 8, 16 and 32 in flight. They run in turn, kRounds times, each
 // on a store of its own filled the same way, so that every setting meets
 // the same moments of a shared machine; each row gives the median of its
 // rounds and the spread. The agent's CPU is its process's (user + system,
 // from getrusage of the reaped child), start and store open included.
+// Beside each, the bare sender (sink_load.h: no store, no agent) sends the
+// same number of requests with as many in flight into the same sink, in the
+// same round: the receiver's own curve, for telling what more connections
+// cost the receiver from what they cost the agent.
 
 #include <sys/resource.h>
 
@@ -25,13 +29,14 @@
 #include "tests/bench/bench_agent.h"
 #include "tests/bench/bench_ops.h"
 #include "tests/bench/bench_sections.h"
+#include "tests/bench/sink_load.h"
 #include "tests/testing/target_command.h"
 
 namespace outbox::bench {
 namespace {
 
-constexpr int kRounds = 3;
-constexpr int kInFlight[] = {1, 8, 16};
+constexpr int kRounds = 5;
+constexpr int kInFlight[] = {1, 4, 8, 16, 32};
 
 absl::Duration ChildrenCpu() {
   rusage usage{};
@@ -42,6 +47,7 @@ absl::Duration ChildrenCpu() {
 
 struct ProcessDrain {
   std::vector<double> per_second;
+  std::vector<double> bare_per_second;
   absl::Duration cpu, sink_cpu;
   int64_t events = 0;
 };
@@ -80,16 +86,35 @@ absl::Status DrainOnce(const std::string& dir, const BenchSink& sink,
   return ExpectPending(*store, 0, base);
 }
 
-// 8 and 16 against 1, and 16 against 8 too: more must never be slower.
-std::vector<Ratio> RatiosOf(int in_flight) {
-  if (in_flight == 1) return {};
-  if (in_flight == 8) return {Vs("process.1")};
-  return {Vs("process.1"), Vs("process.8")};
+// Each against 1, and against the setting before it: more must never be
+// slower.
+std::vector<Ratio> RatiosOf(size_t i) {
+  if (i == 0) return {};
+  const std::string one = absl::StrCat("process.", kInFlight[0]);
+  if (i == 1) return {Vs(one)};
+  return {Vs(one), Vs(absl::StrCat("process.", kInFlight[i - 1]))};
 }
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// The bare sender's requests at `in_flight`, once.
+absl::Status LoadOnce(const BenchSink& sink, int events, int in_flight,
+                      ProcessDrain* d) {
+  OUTBOX_ASSIGN_OR_RETURN(
+      Throughput t, LoadSink(sink.url(), BenchSink::kSecret, events, in_flight,
+                             absl::StrCat("bare-", in_flight, "-",
+                                          d->bare_per_second.size())));
+  d->bare_per_second.push_back(t.per_second());
+  return absl::OkStatus();
+}
+
+std::string Rounds(const std::vector<double>& per_second) {
+  std::vector<std::string> each;
+  for (double r : per_second) each.push_back(FormatFigure(r));
+  return absl::StrCat(absl::StrJoin(each, ", "), "/s");
 }
 
 }  // namespace
@@ -104,25 +129,26 @@ absl::Status RunProcessDrainRows(const Scale& scale, const std::string& dir,
     for (size_t i = 0; i < drains.size(); ++i) {
       OUTBOX_RETURN_IF_ERROR(DrainOnce(section, *sink, scale.drain_events,
                                        kInFlight[i], &drains[i]));
+      OUTBOX_RETURN_IF_ERROR(
+          LoadOnce(*sink, scale.drain_events, kInFlight[i], &drains[i]));
     }
   }
   for (size_t i = 0; i < drains.size(); ++i) {
     const ProcessDrain& d = drains[i];
-    std::vector<std::string> each;
-    for (double r : d.per_second) each.push_back(FormatFigure(r));
-    table->Add(
-        Row{absl::StrCat("process.", kInFlight[i]),
-            absl::StrCat("outbox-agent --drain-and-exit into outbox-sink, ",
-                         scale.drain_events, " unkeyed events, ", kInFlight[i],
-                         " in flight (median of ", kRounds, ")"),
-            Median(d.per_second), "/s",
-            absl::StrCat(
-                "rounds: ", absl::StrJoin(each, ", "), "/s; agent CPU ",
-                FormatFigure(absl::ToDoubleMicroseconds(d.cpu) / d.events),
-                " us/event (process); outbox-sink CPU ",
-                FormatFigure(absl::ToDoubleMicroseconds(d.sink_cpu) / d.events),
-                " us/event"),
-            RatiosOf(kInFlight[i])});
+    table->Add(Row{
+        absl::StrCat("process.", kInFlight[i]),
+        absl::StrCat("outbox-agent --drain-and-exit into outbox-sink, ",
+                     scale.drain_events, " unkeyed events, ", kInFlight[i],
+                     " in flight (median of ", kRounds, ")"),
+        Median(d.per_second), "/s",
+        absl::StrCat(
+            "rounds: ", Rounds(d.per_second), "; agent CPU ",
+            FormatFigure(absl::ToDoubleMicroseconds(d.cpu) / d.events),
+            " us/event (process); outbox-sink CPU ",
+            FormatFigure(absl::ToDoubleMicroseconds(d.sink_cpu) / d.events),
+            " us/event; bare sender ", FormatFigure(Median(d.bare_per_second)),
+            "/s (", Rounds(d.bare_per_second), ")"),
+        RatiosOf(i)});
   }
   return absl::OkStatus();
 }

@@ -3,11 +3,14 @@
 #include "tools/sink/receiver.h"
 
 #include <memory>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "agent/send/webhook_signature.h"
 #include "gtest/gtest.h"
 #include "tests/testing/sink_process.h"
@@ -144,6 +147,41 @@ TEST_F(ReceiverTest, DuplicateOnlyAfterA2xxAnswer) {
   EXPECT_EQ(JsonField(lines[1], "duplicate"), "false");
   EXPECT_EQ(JsonField(lines[2], "duplicate"), "true");
   EXPECT_EQ(JsonField(lines[2], "seq"), "3");
+}
+
+// Requests on many connections at once, as the agent sends them with 16 in
+// flight: the file numbers the lines in its order, and the first line of
+// each id is the one not marked duplicate.
+TEST_F(ReceiverTest, ConcurrentRequestsAreLoggedInOrderWithOneFirstPerId) {
+  Build();
+  constexpr int kThreads = 8;
+  constexpr int kPerThread = 100;
+  constexpr int kIds = 20;
+  std::vector<IncomingRequest> requests;
+  for (int i = 0; i < kIds; ++i) {
+    requests.push_back(Signed(absl::StrCat("msg_", i), "{}"));
+  }
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        receiver_->Handle(requests[(t + i) % kIds], kNow);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+
+  const std::vector<std::string> lines = Lines();
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kThreads * kPerThread));
+  std::set<std::string> seen;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    ASSERT_EQ(JsonField(lines[i], "seq"), std::to_string(i + 1)) << lines[i];
+    const std::string id = JsonField(lines[i], "id").value_or("");
+    const bool first = seen.insert(id).second;
+    EXPECT_EQ(JsonField(lines[i], "duplicate"), first ? "false" : "true")
+        << lines[i];
+  }
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kIds));
 }
 
 TEST_F(ReceiverTest, FixedStatusFromPathAndTypeHeader) {
