@@ -11,8 +11,11 @@
 #include <thread>
 #include <vector>
 
+#include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/crash_points.h"
+#include "lib/store_impl.h"
 #include "tests/testing/store_fixture.h"
 
 namespace outbox {
@@ -135,6 +138,44 @@ TEST_F(StoreClassesTest, ConcurrentCommitsNeverPassTheClassLimit) {
   EXPECT_EQ(accepted.load(), 100);
   Reopen();
   EXPECT_EQ(store_->GetStats()->pending_events, 100u);
+}
+
+// The same, for certain: the first commit's leader is held just before its
+// write, so its event is in the writer queue and not yet indexed, when a
+// second commit asks for the class's last place. Only what is queued can
+// refuse the second one.
+TEST_F(StoreClassesTest, ACommitInTheWriterQueueHoldsItsPlace) {
+  EventClass telemetry = Telemetry();
+  telemetry.max_pending_events = 1;
+  OpenWith({telemetry});
+  auto* impl = static_cast<StoreImpl*>(store_.get());
+  std::atomic<bool> second_done{false};
+  std::atomic<int> groups{0};
+  internal::TEST_SetCrashHook([&](absl::string_view point) {
+    if (point != internal::kGroupBeforeWrite || groups.fetch_add(1) > 0) {
+      return;
+    }
+    // Until the second commit was refused, or (broken) queued behind us.
+    while (!second_done.load() && impl->TEST_QueuedWriters() < 2) {
+      absl::SleepFor(absl::Milliseconds(1));
+    }
+  });
+  std::thread first([&] {
+    Txn txn;
+    txn.Emit(MakeEvent("telemetry.temp"));
+    EXPECT_OUTBOX_OK(store_->Commit(txn));
+  });
+  while (impl->TEST_QueuedWriters() < 1) absl::SleepFor(absl::Milliseconds(1));
+  Txn txn;
+  txn.Emit(MakeEvent("telemetry.temp"));
+  const absl::StatusOr<CommitResult> second = store_->Commit(txn);
+  second_done = true;
+  first.join();
+  internal::TEST_SetCrashHook(nullptr);
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kResourceExhausted)
+      << second.status();
+  Reopen();
+  EXPECT_EQ(store_->GetStats()->pending_events, 1u);
 }
 
 TEST_F(StoreClassesTest, DropOldestEvictsTheOldestAsDeadLetters) {
