@@ -300,7 +300,12 @@ absl::Status AgentImpl::Step() {
   OUTBOX_RETURN_IF_ERROR(StartDueEvents());
   OUTBOX_RETURN_IF_ERROR(Housekeeping(steady));
   OUTBOX_RETURN_IF_ERROR(CheckClasses(steady));
-  OUTBOX_RETURN_IF_ERROR(SyncIfDue(/*now_please=*/idle_));
+  // Idle: what this round settled is made durable now. Not when only a
+  // rate limit holds the backlog back: its refills end a round many times a
+  // second, and a flush each time would cost one per event; the acks then
+  // wait at most ack_sync_interval, as on a busy drain.
+  const bool rate_held = rate_wake_ != absl::InfiniteFuture();
+  OUTBOX_RETURN_IF_ERROR(SyncIfDue(/*now_please=*/idle_ && !rate_held));
   WriteMetricsIfDue(steady);
 
   absl::Time wake = std::min(

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/agent_fixture.h"
 #include "tests/testing/fake_clock.h"
+#include "tests/testing/forwarding_store.h"
 #include "tests/testing/status.h"
 
 namespace outbox {
@@ -90,6 +91,54 @@ TEST_F(AgentRateLimitTest, BytesPerSecondHoldsTheNextRequestUntilRepaid) {
   EXPECT_EQ(DrainedSoFar(agent.get()), 4u);
   clock_.Advance(absl::Seconds(2));  // repaid, and the bucket full again
   EXPECT_EQ(DrainedSoFar(agent.get()), 8u);
+}
+
+// Counts the syncs the agent asks of the store.
+class SyncCountingStore final : public testing::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  absl::Status Sync() override {
+    ++syncs;
+    return base_->Sync();
+  }
+  int syncs = 0;
+};
+
+// While a rate limit holds the backlog back, each refill lets one event go
+// and the round ends with nothing else to do. The acknowledgements are then
+// synced once per ack_sync_interval, not at the end of every round: on a
+// device that would be a flush of its flash per event.
+TEST_F(AgentRateLimitTest, AcksWaitForTheSyncIntervalNotEachRefill) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  CommitEvents(30);
+  SyncCountingStore counting(store_.get());
+  AgentOptions options;
+  options.config_text =
+      Config("/", "", "rate_limit { events_per_second: 10 }");  // acks: 1 s;
+  options.clock = &clock_;
+  absl::StatusOr<std::unique_ptr<Agent>> agent =
+      Agent::Create(&counting, std::move(options));
+  ASSERT_OUTBOX_OK(agent);
+  // Rounds until `n` are delivered; the fake clock stands still meanwhile,
+  // and each round waits at most 20 ms of real time for an answer.
+  auto deliver = [&](uint64_t n) {
+    for (int round = 0; round < 500 && (*agent)->stats().delivered < n;
+         ++round) {
+      ASSERT_OUTBOX_OK(
+          (*agent)->RunOnce(clock_.Now() + absl::Milliseconds(20)));
+    }
+    ASSERT_EQ((*agent)->stats().delivered, n);
+  };
+  ASSERT_NO_FATAL_FAILURE(deliver(10));  // a second's worth at once
+  const int syncs_before = counting.syncs;
+  for (int i = 1; i <= 20; ++i) {  // two seconds, one refill at a time
+    clock_.Advance(absl::Milliseconds(100));
+    ASSERT_NO_FATAL_FAILURE(deliver(10 + i));
+  }
+  // Each 1 s interval's acks once (the second may still be due): never one
+  // per event.
+  EXPECT_LE(counting.syncs - syncs_before, 3) << "syncs for 20 events";
+  EXPECT_GE(counting.syncs - syncs_before, 1);
 }
 
 }  // namespace

@@ -69,15 +69,17 @@ absl::Status BenchSink::CheckLogged(const std::string& id_prefix,
 
 std::string AgentConfig(const std::string& url, const std::string& secrets_file,
                         int max_in_flight, const std::string& batch,
-                        const std::string& agent_fields) {
+                        const std::string& agent_fields,
+                        const std::string& destination_fields) {
   const std::string secrets =
       secrets_file.empty()
           ? ""
           : absl::StrCat("secrets_file: \"", secrets_file, "\"");
   return absl::StrCat(
       "destinations { name: \"sink\" url: \"", url, "\" ", secrets,
-      batch.empty() ? "" : " batch { ", batch, batch.empty() ? "" : " }",
-      " }\n", "routes { event_type: \"*\" destination: \"sink\" }\n",
+      batch.empty() ? "" : " batch { ", batch, batch.empty() ? "" : " }", " ",
+      destination_fields, " }\n",
+      "routes { event_type: \"*\" destination: \"sink\" }\n",
       "agent { max_in_flight: ", max_in_flight, " ", agent_fields, " }\n");
 }
 

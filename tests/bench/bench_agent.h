@@ -57,10 +57,12 @@ class BenchSink {
 // Configuration delivering every event to `url` with at most
 // `max_in_flight` requests at once; the rest (retries, probes) default.
 // `secrets_file` may be empty (unsigned); `batch` is the destination's
-// batch fields, `agent_fields` more fields of `agent { }`.
+// batch fields, `agent_fields` more fields of `agent { }`,
+// `destination_fields` more fields of the destination (a rate_limit).
 std::string AgentConfig(const std::string& url, const std::string& secrets_file,
                         int max_in_flight, const std::string& batch = "",
-                        const std::string& agent_fields = "");
+                        const std::string& agent_fields = "",
+                        const std::string& destination_fields = "");
 
 // An agent driven by RunOnce() on the calling thread (as a firmware main
 // loop drives it), a slice of deliveries at a time, so that agents can be

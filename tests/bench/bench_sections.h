@@ -66,6 +66,11 @@ absl::Status RunChurnRows(const Scale& scale, const std::string& dir,
 absl::Status RunOfflineRows(const Scale& scale, const std::string& dir,
                             Table* table);
 
+// A destination's rate limit holding back 1,000 pending against N: what
+// goes, and the agent's CPU while the rest waits (rate_limit_rows.cc).
+absl::Status RunRateLimitRows(const Scale& scale, const std::string& dir,
+                              Table* table);
+
 // One metrics-file write as the agent makes it, with an empty store and N
 // pending (metrics_rows.cc).
 // Sales through a 3-step workflow against plain delivery, and beside a

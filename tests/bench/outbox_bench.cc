@@ -110,6 +110,7 @@ int Main() {
       {"churn", [&] { return RunChurnRows(scale, d, &table); }},
       {"open", [&] { return RunOpenRows(scale, d, self, &table); }},
       {"offline", [&] { return RunOfflineRows(scale, d, &table); }},
+      {"ratelimit", [&] { return RunRateLimitRows(scale, d, &table); }},
       {"metrics", [&] { return RunMetricsRows(scale, d, &table); }},
       {"workflows", [&] { return RunWorkflowRows(scale, d, &table); }},
   };
