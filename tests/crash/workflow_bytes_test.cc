@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/workflow/rows.h"
 #include "gtest/gtest.h"
+#include "lib/keys.h"
 #include "lib/store_impl.h"
 #include "outbox/agent.h"
 #include "rocksdb/file_system.h"
@@ -111,7 +112,7 @@ class WalBytesFileSystem final : public rocksdb::FileSystemWrapper {
 
 // Puts and deletes of the write batches in a write-ahead log, by kind: a
 // column family's name and, in outbox.workflows, the row the key's first
-// byte names (lib/keys.h). Bytes are the keys' and values'.
+// byte names. Bytes are the keys' and values'.
 struct KindCount {
   int puts = 0;
   int deletes = 0;
@@ -147,27 +148,25 @@ class KindCounter final : public rocksdb::WriteBatch::Handler {
     auto it = families_.find(family);
     const std::string name =
         it == families_.end() ? absl::StrCat("family ", family) : it->second;
-    if (name != "outbox.workflows" || key.empty()) return name;
-    switch (key[0]) {
-      case 's':
-        return "workflow state";
-      case 'w':
-        return "workflow head";
-      case 't':
-        return "workflow step row";
-      case 'a':
-        return "workflow answer row";
-      case 'r':
-        return "workflow result row";
-      case 'c':
-        return "workflow cancel";
-      case 'f':
-        return "finished-workflow index";
-      case 'd':
-        return "workflow definition";
-      default:
-        return name;
-    }
+    if (name != keys::kWorkflowFamily || key.empty()) return name;
+    auto row = WorkflowRowKinds().find(key[0]);
+    return row == WorkflowRowKinds().end() ? name : row->second;
+  }
+
+  // outbox.workflows' row kinds by their keys' first byte, as lib/keys.h
+  // makes them.
+  static const std::map<char, std::string>& WorkflowRowKinds() {
+    static const auto* kinds = new std::map<char, std::string>{
+        {keys::WorkflowStateKey("")[0], "workflow state"},
+        {keys::kWorkflowHeadPrefix[0], "workflow head"},
+        {keys::kWorkflowStepPrefix[0], "workflow step row"},
+        {keys::kWorkflowAnswerPrefix[0], "workflow answer row"},
+        {keys::WorkflowResultPrefix("")[0], "workflow result row"},
+        {keys::WorkflowCancelKey("")[0], "workflow cancel"},
+        {keys::kWorkflowFinishedPrefix[0], "finished-workflow index"},
+        {keys::kWorkflowDefinitionPrefix[0], "workflow definition"},
+    };
+    return *kinds;
   }
 
   const std::map<uint32_t, std::string>& families_;
@@ -342,7 +341,7 @@ TEST(WorkflowBytesTest, AThreeStepSaleWritesEachRowKindAsOftenAsItChanges) {
   EXPECT_EQ(kind(rows, "workflow state").puts, 0);
   EXPECT_EQ(kind(rows, "workflow answer row").puts, 0);
   // The pending entry is not rewritten per step (issue 26).
-  EXPECT_LE(kind(rows, "outbox.pending").puts, kWorkflows);
+  EXPECT_LE(kind(rows, keys::kPendingFamily).puts, kWorkflows);
   // The control: stored whole, the state is rewritten by every step.
   EXPECT_GE(kind(states, "workflow state").puts, 3 * kWorkflows);
   EXPECT_EQ(kind(states, "workflow result row").puts, 3 * kWorkflows);
