@@ -41,6 +41,7 @@ AgentStats Add(AgentStats a, const AgentStats& b) {
   a.quarantined += b.quarantined;
   a.refused_results += b.refused_results;
   a.offline = b.offline;  // the running loop's
+  a.in_flight = b.in_flight;
   return a;
 }
 
@@ -56,8 +57,12 @@ bool SameClass(const EventClass& a, const EventClass& b) {
 // A configuration that names classes must name the ones the store enforces
 // (they are store options, fixed while it is open): otherwise an operator
 // would read limits and priorities in the file that nothing applies.
+// Whichever names them, the store enforces its classes: a workflow whose
+// events fall in an evictable one is refused here too, when the
+// configuration names no classes (the loader refuses it when it does).
 absl::Status CheckClasses(const AgentConfig& config, const Store& store) {
   const std::vector<EventClass>& stored = store.event_classes();
+  OUTBOX_RETURN_IF_ERROR(CheckWorkflowsNotEvictable(stored, config.workflows));
   if (config.classes.empty() ||
       std::equal(config.classes.begin(), config.classes.end(), stored.begin(),
                  stored.end(), SameClass)) {

@@ -176,6 +176,7 @@ absl::Status AgentImpl::ResumeDestination(absl::string_view name) {
 AgentStats AgentImpl::stats() const {
   AgentStats s = stats_;
   s.offline = reachability_.AllUnreachable();
+  s.in_flight = in_flight_.size();
   return s;
 }
 
@@ -240,7 +241,12 @@ absl::Status AgentImpl::Loop(bool until_interrupted) {
 absl::StatusOr<uint64_t> AgentImpl::Drain() {
   while (true) {
     OUTBOX_RETURN_IF_ERROR(Step());
-    if (stopped_ || (idle_ && in_flight_.empty())) break;
+    // A rate limit delays due events, it does not make them not due: the
+    // drain waits for the refill (one timer) rather than end with them.
+    if (stopped_ ||
+        (idle_ && in_flight_.empty() && rate_wake_ == absl::InfiniteFuture())) {
+      break;
+    }
     OUTBOX_RETURN_IF_ERROR(Wait());
   }
   ReportHeldLogs();
@@ -494,9 +500,11 @@ absl::Status AgentImpl::StartDueEvents() {
                      bad.why.message(),
                      "); quarantined: ", s.ok() ? "ok" : s.ToString()));
   }
+  std::optional<absl::flat_hash_set<std::string>> keys_in_flight;
   for (PendingEvent& event : due.events) {
     if (in_flight_.size() >= max) break;  // full (batch_extra_ asked more)
     if (held_workflow_types_.contains(event.type)) continue;  // this round
+    if (KeyInFlight(event, &keys_in_flight)) continue;  // after its answer
     if (definitions_.MustRead(event.type, event.destination)) {
       absl::StatusOr<WorkflowStart> started = TryWorkflowEvent(&event, now);
       if (!started.ok()) return PauseIfDiskFull(started.status());
@@ -534,6 +542,22 @@ absl::Status AgentImpl::StartDueEvents() {
   // for its last write to be durable.
   idle_ = in_flight_.empty() && next_due_ > steady && awaiting_durable_.empty();
   return absl::OkStatus();
+}
+
+bool AgentImpl::KeyInFlight(
+    const PendingEvent& event,
+    std::optional<absl::flat_hash_set<std::string>>* keys) const {
+  if (event.ordering_key.empty()) return false;
+  if (!keys->has_value()) {
+    keys->emplace();
+    for (const auto& [tag, flight] : in_flight_) {
+      (*keys)->insert(flight.event.ordering_key);
+      for (const PendingEvent& e : flight.batch_rest) {
+        (*keys)->insert(e.ordering_key);
+      }
+    }
+  }
+  return (*keys)->contains(event.ordering_key);
 }
 
 bool AgentImpl::Send(PendingEvent event, const Destination& destination,

@@ -33,6 +33,7 @@
 #include "absl/random/random.h"
 #include "agent/clock_trust.h"
 #include "agent/config/config.h"
+#include "agent/dead_letter_fuse.h"
 #include "agent/rate_limiter.h"
 #include "agent/reachability.h"
 #include "agent/send/http_sender.h"
@@ -155,11 +156,31 @@ class AgentImpl final {
   // The receiver refused the device (Decision::kHoldDestination): hold the
   // destination, record nothing.
   void HoldRefused(const InFlight& flight, const Decision& d);
+  // The dead-letter fuse's say on `d` for `flight` (DeadLetterFuse): whether
+  // the events stay pending and the destination is held instead (true:
+  // done with the result), or go on as decided; `*trips` when they are the
+  // last the fuse lets through (hold the destination after them). Plain
+  // events and batches only: workflow steps are not counted.
+  bool FuseHolds(const InFlight& flight, const SendResult& result,
+                 const Decision& d, bool* trips);
+  // Leaves `flight`'s events pending (not an attempt) and holds its
+  // destination for its fuse (TripFuse).
+  void HoldForFuse(const InFlight& flight, const SendResult& result);
+  // Holds `flight`'s destination as for a refusal, logging when it starts.
+  void TripFuse(const InFlight& flight, const SendResult& result);
   // Processes the senders whose fd is ready and handles what finished.
   void ProcessSenders();
   // The sender of `destination`'s kind (for MQTT, its own connection).
   Sender* SenderFor(const Destination& destination) const;
   absl::Status StartDueEvents();
+  // Whether a request still out carries an event of `event`'s ordering key.
+  // The store lets a key's next event be due once the first leaves the
+  // queue, and expiry or eviction can take it out while its request is
+  // still out: it keeps its key's place until its answer is settled, or the
+  // receiver could see the two in reverse order. `keys` is filled on first
+  // use each round.
+  bool KeyInFlight(const PendingEvent& event,
+                   std::optional<absl::flat_hash_set<std::string>>* keys) const;
   // Judges the wall clock against the store's mark (ClockTrust); logs a
   // change. While it is wrong, lanes to destinations that time-stamp stay
   // closed (GateFor) and the loop looks again every kClockRecheck.
@@ -386,6 +407,7 @@ class AgentImpl final {
   size_t batch_extra_ = 0;
   absl::flat_hash_set<uint64_t> in_flight_seqs_;
   Reachability reachability_;
+  DeadLetterFuse fuse_;  // per destination
   // Destinations with a rate limit (Destination::rate_limit), and the
   // earliest time one of them, closed by it this round, may send again.
   absl::flat_hash_map<std::string, RateLimiter> rate_limiters_;

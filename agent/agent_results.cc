@@ -64,6 +64,11 @@ void AgentImpl::HandleResult(const SendResult& result) {
     HoldRefused(flight, d);
     return;  // not an attempt either: the event (or batch) is untouched
   }
+  bool fuse_trips = false;
+  if (FuseHolds(flight, result, d, &fuse_trips)) {
+    HoldForFuse(flight, result);
+    return;  // not an attempt: the event (or batch) is untouched
+  }
   metrics_.OnAttempt(AttemptOutcome(result));
   if (d.kind == Decision::Kind::kDeadLetter) {
     dead_reasons_[event.seq] = d.rejected ? AgentMetrics::DeadReason::kRejected
@@ -78,6 +83,8 @@ void AgentImpl::HandleResult(const SendResult& result) {
             " (event ", event.id, " answered)"),
         event.id, destination.name);
   }
+  // The last dead letters the fuse lets through: held from now on.
+  if (fuse_trips) TripFuse(flight, result);
   if (flight.workflow != nullptr && result.http.http_status != 0 &&
       (d.kind == Decision::Kind::kRetry ||
        d.kind == Decision::Kind::kPauseDestination)) {
@@ -136,6 +143,61 @@ void AgentImpl::HoldRefused(const InFlight& flight, const Decision& d) {
   if (flight.workflow != nullptr && flight.workflow->was_not_done) {
     NoteNotDone(flight);
   }
+}
+
+bool AgentImpl::FuseHolds(const InFlight& flight, const SendResult& result,
+                          const Decision& d, bool* trips) {
+  if (flight.workflow != nullptr) return false;
+  const Destination& destination = *flight.destination;
+  if (d.kind != Decision::Kind::kDeadLetter) {
+    fuse_.OnOtherAnswer(destination.name);  // reachability logs the change
+    return false;
+  }
+  // The answer that dead-letters, in a few words ("HTTP 400", "PUBACK
+  // 0x99 ..."); a retry budget spent on timeouts has none but its code.
+  const std::string answer =
+      result.transport.ok()
+          ? result.answer
+          : absl::StrCat("no answer (",
+                         absl::StatusCodeToString(result.transport.code()),
+                         ")");
+  switch (fuse_.OnDeadLetters(destination.name, answer,
+                              1 + flight.batch_rest.size(),
+                              destination.dead_letter_fuse)) {
+    case DeadLetterFuse::Verdict::kDeadLetter:
+      return false;
+    case DeadLetterFuse::Verdict::kDeadLetterTrips:
+      *trips = true;
+      return false;
+    case DeadLetterFuse::Verdict::kHold:
+      return true;
+  }
+  return false;
+}
+
+void AgentImpl::HoldForFuse(const InFlight& flight, const SendResult& result) {
+  ++stats_.refused_results;
+  metrics_.OnAttempt(AgentMetrics::Outcome::kRefused);
+  TripFuse(flight, result);
+}
+
+void AgentImpl::TripFuse(const InFlight& flight, const SendResult& result) {
+  const Destination& destination = *flight.destination;
+  if (!reachability_.OnRefused(destination.name, flight.probe, Steady())) {
+    return;  // held already: one record per spell
+  }
+  Log(LogSeverity::kError, LogEvent::kDeadLetterFuse,
+      absl::StrCat(
+          "destination ", destination.name, ": ", destination.dead_letter_fuse,
+          " event(s) in a row were dead-lettered with the same answer (",
+          result.transport.ok() ? result.answer : "no answer",
+          "); holding its events and probing one at a time instead of "
+          "dead-lettering more. If the receiver refuses this device (a "
+          "secret, a signature's timestamp), fix that: the held events then "
+          "go, and outboxctl replay puts back the ones dead-lettered; if it "
+          "means to reject these events, raise dead_letter_fuse or set it "
+          "to 0"),
+      flight.event.id, destination.name);
 }
 
 // A workflow completed by its last step's write, which a cancel recorded
@@ -272,26 +334,38 @@ absl::Status AgentImpl::SyncIfDue(bool now_please) {
 absl::Status AgentImpl::Housekeeping(absl::Time steady) {
   if (steady < next_housekeeping_) return absl::OkStatus();
   next_housekeeping_ = steady + config_.agent.idempotency_purge_interval;
+  // Every deletion by age is measured by the store on its own clock
+  // (Store::StoreClockNow), which a wall clock set ahead or back never
+  // moves: the purges run the same whether the agent trusts the wall clock
+  // or not, and never delete anything younger than its setting.
   absl::StatusOr<size_t> keys = store_->PurgeExpiredIdempotencyKeys();
   // Purging can wait for room.
   if (!keys.ok()) return PauseIfDiskFull(keys.status());
   if (config_.agent.dead_letter_retention > absl::ZeroDuration()) {
-    // Dead letters carry wall-clock times, so retention is wall-clock too.
-    absl::StatusOr<size_t> dead = store_->PurgeDeadLetters(
-        clock_->Now() - config_.agent.dead_letter_retention);
+    absl::StatusOr<size_t> dead =
+        store_->PurgeDeadLetters(config_.agent.dead_letter_retention);
     if (!dead.ok()) return PauseIfDiskFull(dead.status());
     if (*dead > 0) {
       Log(LogSeverity::kInfo, LogEvent::kDeadLettersPurged,
           absl::StrCat(
-              "purged ", *dead, " dead letter(s) older than ",
-              absl::FormatDuration(config_.agent.dead_letter_retention)));
+              "purged ", *dead, " dead letter(s) dead for more than ",
+              absl::FormatDuration(config_.agent.dead_letter_retention),
+              " of the store's time"));
     }
   }
   if (!config_.workflows.empty() &&
       config_.agent.workflow_retention > absl::ZeroDuration()) {
-    absl::StatusOr<size_t> workflows = store_->PurgeFinishedWorkflows(
-        clock_->Now() - config_.agent.workflow_retention);
+    absl::StatusOr<size_t> workflows =
+        store_->PurgeFinishedWorkflows(config_.agent.workflow_retention);
     if (!workflows.ok()) return PauseIfDiskFull(workflows.status());
+  }
+  // A definition stays while a stored workflow names it; one that no
+  // workflow names and the configuration no longer has goes.
+  if (definitions_.HoldsUnconfigured()) {
+    absl::StatusOr<std::vector<std::string>> unused =
+        store_->PurgeWorkflowDefinitions(definitions_.ConfiguredIds());
+    if (!unused.ok()) return PauseIfDiskFull(unused.status());
+    definitions_.Forget(*unused);
   }
   return absl::OkStatus();
 }

@@ -165,7 +165,44 @@ int RunUntilStopped(const std::string& config, outbox::Agent* agent) {
 
 }  // namespace
 
+// The handlers go in before anything that takes time: opening a store with
+// a day's backlog takes a while, and a SIGHUP without a handler (a
+// `systemctl reload` issued at boot) would kill the agent. A signal that
+// comes before the agent exists is only noted (OnSignal): main acts on it
+// once the agent is there (RunAgent).
+void InstallSignalHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+// Runs the agent as the flags say; returns the exit code. A SIGTERM noted
+// during startup stops it before it delivers anything; a SIGHUP noted then
+// is the reload it asked for, before the first round (the configuration it
+// started with may have been read before the file changed).
+int RunAgent(const Flags& flags, outbox::Agent* agent) {
+  g_agent.store(agent);
+  if (g_stop.load()) return 0;  // SIGTERM during startup: nothing sent
+  if (g_reload.exchange(false)) Reload(flags.config, agent);
+  if (g_stop.load()) return 0;  // SIGTERM while reloading
+  if (flags.drain) {
+    absl::StatusOr<uint64_t> pending = agent->Drain();
+    if (!pending.ok()) return Fail("delivering", pending.status());
+    Log(outbox::LogSeverity::kInfo, outbox::LogEvent::kDrained,
+        absl::StrCat("drained; ", *pending, " event(s) still pending"));
+    return *pending == 0 ? 0 : 3;
+  }
+  Log(outbox::LogSeverity::kInfo, outbox::LogEvent::kAgentStarted,
+      absl::StrCat("delivering from ", flags.db));
+  return RunUntilStopped(flags.config, agent);
+}
+
 int main(int argc, char** argv) {
+  InstallSignalHandlers();
   Flags flags;
   if (int code = ParseFlags(argc, argv, &flags); code >= 0) return code;
   g_log_format = flags.log_format;
@@ -194,30 +231,7 @@ int main(int argc, char** argv) {
   auto agent = MakeAgent(store->get(), config);
   if (!agent.ok()) return Fail("configuration", agent.status());
 
-  g_agent.store(agent->get());
-  struct sigaction sa {};
-  sa.sa_handler = OnSignal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGHUP, &sa, nullptr);
-  signal(SIGPIPE, SIG_IGN);
-
-  int code = 0;
-  if (flags.drain) {
-    absl::StatusOr<uint64_t> pending = (*agent)->Drain();
-    if (!pending.ok()) {
-      code = Fail("delivering", pending.status());
-    } else {
-      Log(outbox::LogSeverity::kInfo, outbox::LogEvent::kDrained,
-          absl::StrCat("drained; ", *pending, " event(s) still pending"));
-      code = *pending == 0 ? 0 : 3;
-    }
-  } else {
-    Log(outbox::LogSeverity::kInfo, outbox::LogEvent::kAgentStarted,
-        absl::StrCat("delivering from ", db));
-    code = RunUntilStopped(config, agent->get());
-  }
+  int code = RunAgent(flags, agent->get());
   const outbox::AgentStats stats = (*agent)->stats();
   Log(outbox::LogSeverity::kInfo, outbox::LogEvent::kAgentExit,
       absl::StrCat("requests=", stats.requests, " delivered=", stats.delivered,

@@ -6,9 +6,20 @@
 
 namespace outbox {
 
+namespace {
+
+// The events bucket holds a second's worth, and never less than one whole
+// event: a request takes at least one, so a bucket of half an event (0.5/s)
+// would never fill to it and nothing would ever be sent.
+double EventsCapacity(const RateLimitSettings& limit) {
+  return std::max(1.0, limit.events_per_second);
+}
+
+}  // namespace
+
 RateLimiter::RateLimiter(const RateLimitSettings& limit, absl::Time now)
     : limit_(limit),
-      events_(limit.events_per_second),
+      events_(EventsCapacity(limit)),
       bytes_(static_cast<double>(limit.bytes_per_second)),
       refilled_(now) {}
 
@@ -17,7 +28,7 @@ void RateLimiter::Refill(absl::Time now) {
   const double seconds = absl::ToDoubleSeconds(now - refilled_);
   refilled_ = now;
   if (limit_.events_per_second > 0) {
-    events_ = std::min(limit_.events_per_second,
+    events_ = std::min(EventsCapacity(limit_),
                        events_ + seconds * limit_.events_per_second);
   }
   if (limit_.bytes_per_second > 0) {

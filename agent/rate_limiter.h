@@ -2,7 +2,9 @@
 //
 // RateLimiter: a destination's rate limit (outbox.config.RateLimit) as two
 // token buckets, events and bytes, each holding one second's worth and
-// refilling continuously. Pure: the caller passes the (steady) time.
+// refilling continuously (the events bucket never less than one event, so
+// that a rate below one a second still sends). Pure: the caller passes the
+// (steady) time.
 
 #ifndef OUTBOX_AGENT_RATE_LIMITER_H_
 #define OUTBOX_AGENT_RATE_LIMITER_H_

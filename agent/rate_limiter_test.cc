@@ -52,5 +52,20 @@ TEST(RateLimiterTest, ABatchTakesAllItsEvents) {
   EXPECT_TRUE(r.MayStart(kT0 + absl::Seconds(5) + absl::Milliseconds(100)));
 }
 
+TEST(RateLimiterTest, BelowOneEventPerSecondOneGoesEveryPeriod) {
+  // 0.5/s, the proto's own example: the bucket must hold a whole event, or
+  // it never fills to one and nothing is ever sent.
+  RateLimitSettings limit;
+  limit.events_per_second = 0.5;
+  RateLimiter r(limit, kT0);
+  EXPECT_EQ(Starts(&r, kT0), 1);
+  EXPECT_EQ(r.NextStart(kT0), kT0 + absl::Seconds(2) + absl::Microseconds(1));
+  EXPECT_EQ(Starts(&r, kT0 + absl::Milliseconds(1999)), 0);
+  EXPECT_EQ(Starts(&r, kT0 + absl::Seconds(2) + absl::Microseconds(1)), 1);
+  EXPECT_EQ(Starts(&r, kT0 + absl::Seconds(4) + absl::Microseconds(2)), 1);
+  // Idle for a minute: still one at once, never a burst of thirty.
+  EXPECT_EQ(Starts(&r, kT0 + absl::Seconds(64)), 1);
+}
+
 }  // namespace
 }  // namespace outbox

@@ -45,7 +45,6 @@ absl::Status AddIdempotencyRecord(const Txn& txn, const CommitContext& context,
                                   rocksdb::WriteBatch* batch) {
   const std::string& key = txn.idempotency_key();
   if (key.empty()) return absl::OkStatus();
-  const int64_t now_ms = ToStoredMillis(context.now);
   rocksdb::Status s;
   if (context.expired_key_committed_ms.has_value()) {
     s = batch->Delete(
@@ -55,20 +54,22 @@ absl::Status AddIdempotencyRecord(const Txn& txn, const CommitContext& context,
   storage::IdempotencyRecord record;
   for (const Txn::EmittedEvent& e : txn.events()) record.add_event_ids(e.id);
   record.set_response(txn.response());
-  record.set_committed_unix_ms(now_ms);
+  record.set_committed_unix_ms(ToStoredMillis(context.now));
+  record.set_committed_store_clock_ms(context.store_clock_ms);
   if (s.ok()) {
     s = batch->Put(context.idempotency, keys::IdempotencyRecordKey(key),
                    Encode(record));
   }
   if (s.ok()) {
-    s = batch->Put(context.idempotency, keys::IdempotencyExpiryKey(now_ms, key),
-                   "");
+    s = batch->Put(context.idempotency,
+                   keys::IdempotencyExpiryKey(context.store_clock_ms, key), "");
   }
   return FromRocks(s, "building the commit");
 }
 
 storage::OutboxEntry NewEntry(const Txn& txn, const Txn::EmittedEvent& e,
-                              absl::Time now, int64_t clock_mark_ms) {
+                              const CommitContext& context) {
+  const absl::Time now = context.now;
   storage::OutboxEntry entry;
   entry.set_event_id(e.id);
   entry.set_type(e.event.type);
@@ -80,9 +81,10 @@ storage::OutboxEntry NewEntry(const Txn& txn, const Txn::EmittedEvent& e,
   // Behind by more than a minute: not two commits racing past each other's
   // mark in the writer queue, but a clock set back (a stale RTC at boot).
   constexpr int64_t kBehindMs = 60 * 1000;
-  if (ToStoredMillis(now) < clock_mark_ms - kBehindMs) {
+  if (ToStoredMillis(now) < context.clock_mark_ms - kBehindMs) {
     entry.set_created_clock_behind(true);
   }
+  entry.set_created_store_clock_ms(context.store_clock_ms);
   entry.set_scheduled_unix_ms(ToStoredMillis(now));
   entry.set_next_attempt_unix_ms(
       ToStoredMillis(std::max(now, e.event.deliver_after)));
@@ -144,8 +146,7 @@ absl::StatusOr<CommitBatch> BuildCommitBatch(const Txn& txn,
   OUTBOX_RETURN_IF_ERROR(AddIdempotencyRecord(txn, context, &out.batch));
   out.after = context.before;
   for (const Txn::EmittedEvent& e : txn.events()) {
-    storage::OutboxEntry entry =
-        NewEntry(txn, e, context.now, context.clock_mark_ms);
+    storage::OutboxEntry entry = NewEntry(txn, e, context);
     entry.set_seq(out.after.next_seq());
     const std::string value = Encode(entry);
     queue_state::Append(value.size(), &out.after);

@@ -41,8 +41,8 @@ struct CommitContext {
   rocksdb::ColumnFamilyHandle* idempotency;
   // The store's record tables by name.
   const absl::flat_hash_map<std::string, rocksdb::ColumnFamilyHandle*>* tables;
-  // Set when the Txn's idempotency key has a stored record that expired: its
-  // commit time, whose expiry index entry the commit deletes.
+  // Set when the Txn's idempotency key has a stored record that expired: the
+  // time its expiry index entry is keyed by, which the commit deletes.
   std::optional<int64_t> expired_key_committed_ms;
   // Test-only broken variant (StoreTestOptions::split_commit_batches): the
   // records go to CommitBatch::records instead of the one batch.
@@ -51,6 +51,9 @@ struct CommitContext {
   // `now` more than a minute behind it is known wrong, and the entries say
   // so (OutboxEntry.created_clock_behind).
   int64_t clock_mark_ms = 0;
+  // The store clock's time now (lib/store_clock.h, Unix ms): an idempotency
+  // record's window runs from it, and its expiry index entry is keyed by it.
+  int64_t store_clock_ms = 0;
 };
 
 // One committed event, as the queue index needs it.

@@ -74,6 +74,9 @@ class CommitBatchTest : public ::testing::Test {
                     &idem_,
                     &tables_,
                     std::nullopt};
+    // The store clock, behind the wall clock (a till that was off a while):
+    // the window runs from it, not from the wall clock's time.
+    c.store_clock_ms = 1'600'000'000'000;
     return c;
   }
 
@@ -167,10 +170,12 @@ TEST_F(CommitBatchTest, IdempotencyKeyWritesRecordAndExpiryEntry) {
   ASSERT_TRUE(record.ParseFromString(std::get<3>(idem_ops[1])));
   EXPECT_THAT(record.event_ids(), ElementsAre(id));
   EXPECT_EQ(record.response(), "answer");
+  EXPECT_EQ(record.committed_unix_ms(), 1'700'000'000'000);
+  EXPECT_EQ(record.committed_store_clock_ms(), 1'600'000'000'000);
   EXPECT_EQ(
       idem_ops[2],
       Op(idem_.GetID(), "put",
-         keys::IdempotencyExpiryKey(1'700'000'000'000, "till-7/1001"), ""));
+         keys::IdempotencyExpiryKey(1'600'000'000'000, "till-7/1001"), ""));
 }
 
 TEST_F(CommitBatchTest, UnknownTableIsInvalidArgument) {

@@ -123,5 +123,46 @@ TEST_F(IdempotencyTest, OverlongKeyIsRejected) {
                      absl::StatusCode::kInvalidArgument);
 }
 
+// The window is measured on the store's own clock (lib/store_clock.h), never
+// on the wall clock: an RTC that runs fast, an NTP glitch or a year typed
+// wrong must not make a retried commit a second sale.
+TEST_F(IdempotencyTest, ARetryAfterTheClockJumpsAheadIsStillADuplicate) {
+  auto first = CommitBooking("k", "resp", "first");
+  ASSERT_OUTBOX_OK(first);
+  clock_.Set(clock_.Now() + absl::Hours(24 * 40));  // the wall clock only
+  clock_.Advance(absl::Minutes(1));
+  auto purged = store_->PurgeExpiredIdempotencyKeys();
+  ASSERT_OUTBOX_OK(purged);
+  EXPECT_EQ(*purged, 0u);
+  auto second = CommitBooking("k", "ignored", "second");
+  ASSERT_OUTBOX_OK(second);
+  EXPECT_TRUE(second->duplicate) << "the sale was stored twice";
+  EXPECT_EQ(second->event_ids, first->event_ids);
+  EXPECT_EQ(*store_->Get("sales", "booking"), "first");
+  // Across a reopen too: the store's clock goes on from its last write.
+  Reopen();
+  auto third = CommitBooking("k", "ignored", "third");
+  ASSERT_OUTBOX_OK(third);
+  EXPECT_TRUE(third->duplicate);
+}
+
+// A key committed while the wall clock was years behind (a board without an
+// RTC before NTP) is kept its whole window once the clock is right, not
+// forgotten as years old.
+TEST_F(IdempotencyTest, AKeyCommittedUnderAClockSetBackKeepsItsWindow) {
+  const absl::Time right = clock_.Now();
+  clock_.Set(right - absl::Hours(24 * 365 * 6));
+  auto first = CommitBooking("k", "resp", "first");
+  ASSERT_OUTBOX_OK(first);
+  clock_.Set(right);
+  clock_.Advance(absl::Minutes(1));
+  auto second = CommitBooking("k", "ignored", "second");
+  ASSERT_OUTBOX_OK(second);
+  EXPECT_TRUE(second->duplicate) << "the sale was stored twice";
+  auto purged = store_->PurgeExpiredIdempotencyKeys();
+  ASSERT_OUTBOX_OK(purged);
+  EXPECT_EQ(*purged, 0u);
+}
+
 }  // namespace
 }  // namespace outbox

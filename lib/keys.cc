@@ -40,11 +40,11 @@ std::string IdempotencyRecordKey(absl::string_view idempotency_key) {
   return absl::StrCat("k", idempotency_key);
 }
 
-std::string IdempotencyExpiryKey(int64_t committed_unix_ms,
+std::string IdempotencyExpiryKey(int64_t committed_ms,
                                  absl::string_view idempotency_key) {
   std::string key = kIdempotencyExpiryPrefix;
   // Times before 1970 clamp to 0 so the index stays ordered.
-  AppendBigEndian64(committed_unix_ms < 0 ? 0 : committed_unix_ms, &key);
+  AppendBigEndian64(committed_ms < 0 ? 0 : committed_ms, &key);
   key.append(idempotency_key.data(), idempotency_key.size());
   return key;
 }

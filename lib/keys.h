@@ -6,7 +6,9 @@
 //   outbox.pending  Seq(seq)   -> OutboxEntry          (the FIFO queue)
 //   outbox.dead     event id   -> DeadLetter
 //   outbox.idem     "k" + key  -> IdempotencyRecord
-//                   "t" + Seq(commit unix ms) + key -> "" (expiry index)
+//                   "t" + Seq(commit ms) + key -> "" (expiry index; the
+//                     store clock's ms, lib/store_clock.h, or the wall
+//                     clock's in records written before it)
 //   outbox.workflows  "s" + event id -> WorkflowState
 //                     "c" + event id -> WorkflowCancel
 //                     "r" + event id + "/" + 4-byte big-endian n -> StepResult
@@ -54,12 +56,12 @@ std::optional<uint64_t> ParseSeq(absl::string_view key);
 std::string SeqForHumans(uint64_t seq);
 
 std::string IdempotencyRecordKey(absl::string_view idempotency_key);
-std::string IdempotencyExpiryKey(int64_t committed_unix_ms,
+std::string IdempotencyExpiryKey(int64_t committed_ms,
                                  absl::string_view idempotency_key);
 inline constexpr char kIdempotencyExpiryPrefix[] = "t";
 // Splits an expiry key; nullopt if malformed.
 struct ExpiryKey {
-  int64_t committed_unix_ms;
+  int64_t committed_ms;  // CommittedStoreClockMs of its record
   std::string idempotency_key;
 };
 std::optional<ExpiryKey> ParseIdempotencyExpiryKey(absl::string_view key);

@@ -2,6 +2,7 @@
 //
 // The operator's side of StoreImpl: listing, finding, purging, figures.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ absl::StatusOr<DeadLetter> StoreImpl::DecodeDeadLetter(
   out.event = ToPendingEvent(dead.entry());
   out.reason = dead.reason();
   out.dead_at = FromStoredMillis(dead.dead_unix_ms());
+  out.dead_for = absl::Milliseconds(
+      std::max<int64_t>(store_clock_.NowMs() - DeadStoreClockMs(dead), 0));
   out.undecodable = IsUndecodable(dead);
   if (out.undecodable) out.undecodable_value = dead.undecodable_value();
   return out;
@@ -116,7 +119,10 @@ absl::StatusOr<size_t> StoreImpl::PurgeExpiredIdempotencyKeys() {
   absl::MutexLock l(&mu_);
   SerialWrite serial(this);
   OUTBOX_RETURN_IF_ERROR(WritableLocked());
-  const int64_t cutoff_ms = ToStoredMillis(Now() - options_.idempotency_window);
+  // On the store clock: a wall clock set ahead forgets nothing early.
+  const int64_t cutoff_ms =
+      store_clock_.NowMs() -
+      absl::ToInt64Milliseconds(options_.idempotency_window);
   // The expiry index is ordered by commit time: scan only the expired part.
   BoundedIterator it(db_.get(), idem_, keys::kIdempotencyExpiryPrefix,
                      keys::IdempotencyExpiryKey(cutoff_ms + 1, ""));
@@ -141,13 +147,27 @@ absl::StatusOr<size_t> StoreImpl::PurgeExpiredIdempotencyKeys() {
   return purged;
 }
 
-absl::StatusOr<size_t> StoreImpl::PurgeDeadLetters(absl::Time cutoff) {
+absl::StatusOr<size_t> StoreImpl::PurgeDeadLetters(absl::Duration older_than) {
+  if (older_than < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a dead-letter purge needs an age >= 0, not ",
+                     absl::FormatDuration(older_than)));
+  }
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
   absl::MutexLock l(&mu_);
   SerialWrite serial(this);
   OUTBOX_RETURN_IF_ERROR(WritableLocked());
+  // On the store clock, never the wall clock: one set 40 days ahead would
+  // make minutes-old dead letters look older than their retention.
+  const int64_t cutoff_ms =
+      store_clock_.NowMs() - absl::ToInt64Milliseconds(older_than);
+  // One pass over a snapshot (the iterator's), written in bounded batches
+  // as it goes: a day's dead letters are never one huge write, and a power
+  // cut between two batches leaves the first deleted and counted.
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), dead_));
   rocksdb::WriteBatch batch;
+  size_t in_batch = 0;
   size_t purged = 0;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     storage::DeadLetter dead;
@@ -157,20 +177,31 @@ absl::StatusOr<size_t> StoreImpl::PurgeDeadLetters(absl::Time cutoff) {
     if (!DecodeStored(keys::kDeadFamily, View(it->key()), View(it->value()),
                       &dead)
              .ok() ||
-        IsUndecodable(dead) ||
-        FromStoredMillis(dead.dead_unix_ms()) >= cutoff) {
+        IsUndecodable(dead) || DeadStoreClockMs(dead) >= cutoff_ms) {
       continue;
     }
     rocksdb::Status s = batch.Delete(dead_, it->key());
     if (!s.ok()) return FromRocks(s, "purging dead letters");
-    ++purged;
+    if (++in_batch == kPurgeBatch) {
+      OUTBOX_RETURN_IF_ERROR(WritePurgeLocked(&batch, &in_batch));
+      purged += kPurgeBatch;
+    }
   }
   OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "purging dead letters"));
-  if (purged == 0) return purged;
-  internal::CrashPoint(internal::kPurgeBeforeWrite);
-  OUTBOX_RETURN_IF_ERROR(WriteLocked(batch, AfterPurge(tail_, purged),
-                                     "purging dead letters", options_.sync));
+  purged += in_batch;
+  OUTBOX_RETURN_IF_ERROR(WritePurgeLocked(&batch, &in_batch));
   return purged;
+}
+
+absl::Status StoreImpl::WritePurgeLocked(rocksdb::WriteBatch* batch,
+                                         size_t* deleted) {
+  if (*deleted == 0) return absl::OkStatus();
+  internal::CrashPoint(internal::kPurgeBeforeWrite);
+  OUTBOX_RETURN_IF_ERROR(WriteLocked(*batch, AfterPurge(tail_, *deleted),
+                                     "purging dead letters", options_.sync));
+  batch->Clear();
+  *deleted = 0;
+  return absl::OkStatus();
 }
 
 absl::Status StoreImpl::PurgeDeadLetter(absl::string_view id) {

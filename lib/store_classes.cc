@@ -63,7 +63,7 @@ void StoreImpl::QueueClassAddsLocked(const std::vector<CommittedEvent>& events,
   }
 }
 
-absl::StatusOr<std::vector<uint64_t>> StoreImpl::ClassRoomLocked(
+absl::StatusOr<StoreImpl::ClassRoom> StoreImpl::ClassRoomLocked(
     const std::vector<CommittedEvent>& events) {
   absl::flat_hash_map<uint16_t, ClassCount> adds;
   for (const CommittedEvent& e : events) {
@@ -71,7 +71,8 @@ absl::StatusOr<std::vector<uint64_t>> StoreImpl::ClassRoomLocked(
     ++a.count;
     a.bytes += e.bytes;
   }
-  std::vector<uint64_t> victims;
+  ClassRoom room;
+  std::vector<uint64_t>& victims = room.victims;
   for (const auto& [cls, add] : adds) {
     const EventClass* c = classes_.Get(cls);
     if (c == nullptr) continue;
@@ -96,8 +97,41 @@ absl::StatusOr<std::vector<uint64_t>> StoreImpl::ClassRoomLocked(
       bytes -= slot->bytes;
       limit = LimitPassed(*c, count, bytes);
     }
+    // What is left over the limit is commits still in the writer queue,
+    // not indexed yet, so not evictable yet: the commit must wait for them
+    // (their events then become the oldest to evict), not pass the limit.
+    if (!limit.empty()) room.wait_for_queue = true;
   }
-  return victims;
+  return room;
+}
+
+absl::StatusOr<std::vector<uint64_t>> StoreImpl::MakeClassRoomLocked(
+    const std::vector<CommittedEvent>& events,
+    std::optional<SerialWrite>* serial, bool* waited) {
+  OUTBOX_ASSIGN_OR_RETURN(ClassRoom room, ClassRoomLocked(events));
+  while (!room.victims.empty() || room.wait_for_queue) {
+    *waited = true;
+    if (!serial->has_value()) {
+      // An eviction reads the entries it gives up, so it is a serial write
+      // too; waiting for that lets the queue move, so look again.
+      serial->emplace(this);
+    } else if (room.wait_for_queue) {
+      ++class_room_waits_;
+      WaitForQueuedWritersLocked();
+    } else {
+      return std::move(room.victims);
+    }
+    OUTBOX_RETURN_IF_ERROR(WritableLocked());
+    OUTBOX_ASSIGN_OR_RETURN(room, ClassRoomLocked(events));
+  }
+  return std::move(room.victims);
+}
+
+void StoreImpl::WaitForQueuedWritersLocked() {
+  // Every writer queued now is finished (written or failed) once this many
+  // have finished: they finish in queue order.
+  const uint64_t target = writers_queued_;
+  while (writers_finished_ < target) writers_done_cv_.Wait(&mu_);
 }
 
 absl::StatusOr<std::optional<StoreImpl::StoredEntry>> StoreImpl::ReadSeqLocked(
@@ -153,6 +187,7 @@ absl::Status StoreImpl::BuryLocked(const std::vector<uint64_t>& seqs,
     dead.mutable_entry()->set_state(storage::ENTRY_STATE_DEAD);
     dead.set_reason(how.reason(c));
     dead.set_dead_unix_ms(ToStoredMillis(now));
+    dead.set_dead_store_clock_ms(store_clock_.NowMs());
     OUTBOX_RETURN_IF_ERROR(
         FromRocks(batch.Put(dead_, dead.entry().event_id(), Encode(dead)),
                   "moving an event to the dead letters"));
@@ -190,23 +225,32 @@ absl::StatusOr<size_t> StoreImpl::ExpirePending(absl::Time now, size_t limit) {
 absl::Status StoreImpl::ExpiredOfClassLocked(uint16_t cls, absl::Time cutoff,
                                              size_t limit,
                                              std::vector<uint64_t>* victims) {
-  // Oldest first, stopping at the first that is young enough: O(expired).
-  // (A wall clock set back between two commits may leave an older event
-  // behind a younger one; it then expires when the younger one does.)
+  // Oldest first, stopping at the first that is young enough: O(expired +
+  // the young events committed behind the clock before it). (A wall clock
+  // set back between two commits may leave an older event behind a younger
+  // one; it then expires when the younger one does.)
   const int64_t expire_ms =
       absl::ToInt64Milliseconds(classes_.Get(cls)->expire_after);
   const int64_t index_now = IndexNow();
+  const int64_t store_now = store_clock_.NowMs();
   for (const auto& [seq, added_at] : index_.tally(cls).seqs) {
     if (victims->size() >= limit) break;
     OUTBOX_ASSIGN_OR_RETURN(const std::optional<StoredEntry> stored,
                             ReadSeqLocked(seq));
     if (!stored.has_value()) continue;
     const storage::OutboxEntry& entry = stored->entry;
-    // An event committed while the clock was known wrong: its age is what
-    // the monotonic clock saw, a lower bound, never a clock's jump.
-    if (entry.created_clock_behind()
-            ? index_now - added_at < expire_ms
-            : FromStoredMillis(entry.created_unix_ms()) > cutoff) {
+    if (entry.created_clock_behind()) {
+      // Committed while the clock was known wrong: its age is the store
+      // clock's since its commit, a lower bound no jump moves and no
+      // restart resets (entries from before that was stored: the monotonic
+      // time since this open indexed it). A young one is passed over, not
+      // a stop: its commit time says nothing of the events after it, which
+      // it would otherwise hold back for good.
+      const int64_t age_ms = entry.created_store_clock_ms() > 0
+                                 ? store_now - entry.created_store_clock_ms()
+                                 : index_now - added_at;
+      if (age_ms < expire_ms) continue;
+    } else if (FromStoredMillis(entry.created_unix_ms()) > cutoff) {
       break;
     }
     victims->push_back(seq);

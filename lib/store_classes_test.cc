@@ -203,6 +203,46 @@ TEST_F(StoreClassesTest, DropOldestEvictsTheOldestAsDeadLetters) {
   ASSERT_OUTBOX_OK(store_->Replay(t[0]));
 }
 
+// drop_oldest, when what keeps the class full is a commit still in the
+// writer queue (not indexed, so not yet evictable): the second commit waits
+// for it to be written, then evicts it, and never passes the limit. The
+// first commit's leader is held just before its write until the second has
+// either waited (the fix) or queued behind it (the limit passed).
+TEST_F(StoreClassesTest, DropOldestWaitsForACommitInTheWriterQueue) {
+  EventClass telemetry = Telemetry();
+  telemetry.max_pending_events = 1;
+  telemetry.on_full = EventClass::OnFull::kDropOldest;
+  OpenWith({telemetry});
+  auto* impl = static_cast<StoreImpl*>(store_.get());
+  std::atomic<int> groups{0};
+  internal::TEST_SetCrashHook([&](absl::string_view point) {
+    if (point != internal::kGroupBeforeWrite || groups.fetch_add(1) > 0) {
+      return;
+    }
+    while (impl->TEST_ClassRoomWaits() == 0 && impl->TEST_QueuedWriters() < 2) {
+      absl::SleepFor(absl::Milliseconds(1));
+    }
+  });
+  std::string first;
+  std::thread thread([&] {
+    Txn txn;
+    first = txn.Emit(MakeEvent("telemetry.temp"));
+    EXPECT_OUTBOX_OK(store_->Commit(txn));
+  });
+  while (impl->TEST_QueuedWriters() < 1) absl::SleepFor(absl::Milliseconds(1));
+  Txn txn;
+  const std::string second = txn.Emit(MakeEvent("telemetry.temp"));
+  EXPECT_OUTBOX_OK(store_->Commit(txn));
+  thread.join();
+  internal::TEST_SetCrashHook(nullptr);
+  Reopen();
+  EXPECT_THAT(PendingIds(), ElementsAre(second));
+  const std::vector<DeadLetter> dead = Dead();
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].event.id, first);
+  EXPECT_EQ(store_->GetStats()->evicted_total, 1u);
+}
+
 TEST_F(StoreClassesTest, EvictionByBytesAndWithoutKeepingCounts) {
   EventClass telemetry = Telemetry();
   telemetry.max_pending_bytes = 1000;
@@ -300,6 +340,58 @@ TEST_F(StoreClassesTest,
   Reopen();
   EXPECT_TRUE(PendingIds().empty());
   EXPECT_EQ(Dead().size(), 2u);
+}
+
+// A till restarted more often than expire_after: an event committed behind
+// the clock mark once aged from each open (reset by every restart), so it
+// never expired, and as the first young event of its class it held every
+// later one back, until the store filled and refused sales. Its age now
+// runs on the store clock from its commit, and a young one is passed over.
+TEST_F(StoreClassesTest, AnEventCommittedBehindTheMarkNeverPinsItsClass) {
+  EventClass telemetry = Telemetry();
+  telemetry.expire_after = absl::Hours(1);
+  OpenWith({telemetry, Fiscal()});
+  CommitEvent(MakeEvent("sale.created"));  // the store's clock mark: now
+  const absl::Time right = clock_.Now();
+  clock_.Set(right - absl::Minutes(30));  // behind the mark, by minutes
+  const std::string behind = CommitEvent(MakeEvent("telemetry.temp"));
+  ASSERT_TRUE(store_->FindPending(behind).ok());
+  clock_.Set(right);
+  const std::string next = CommitEvent(MakeEvent("telemetry.temp"));
+  // Restarted every 40 minutes for two hours.
+  for (int i = 0; i < 3; ++i) {
+    clock_.Advance(absl::Minutes(40));
+    Reopen();
+  }
+  auto expired = store_->ExpirePending(clock_.Now(), 100);
+  ASSERT_OUTBOX_OK(expired);
+  EXPECT_EQ(*expired, 2u);
+  Reopen();
+  std::vector<std::string> dead;
+  for (const DeadLetter& d : Dead()) dead.push_back(d.event.id);
+  EXPECT_THAT(dead, ::testing::UnorderedElementsAre(behind, next));
+}
+
+// A young event committed behind the mark is passed over, not a stop: the
+// events after it in commit order still expire by their own age.
+TEST_F(StoreClassesTest, AYoungEventCommittedBehindTheMarkIsPassedOver) {
+  EventClass telemetry = Telemetry();
+  telemetry.expire_after = absl::Hours(1);
+  OpenWith({telemetry, Fiscal()});
+  CommitEvent(MakeEvent("sale.created"));  // the store's clock mark: now
+  const absl::Time right = clock_.Now();
+  clock_.Set(right - absl::Minutes(30));
+  const std::string behind = CommitEvent(MakeEvent("telemetry.temp"));
+  clock_.Set(right);
+  const std::string next = CommitEvent(MakeEvent("telemetry.temp"));
+  // Two hours pass by the wall clock (the agent's trusted time), none by the
+  // store clock (the till was off): `next` is old, `behind` is not.
+  clock_.Set(right + absl::Hours(2));
+  auto expired = store_->ExpirePending(clock_.Now(), 100);
+  ASSERT_OUTBOX_OK(expired);
+  EXPECT_EQ(*expired, 1u);
+  EXPECT_OUTBOX_OK(store_->FindPending(behind));
+  EXPECT_OUTBOX_OK(store_->FindDeadLetter(next));
 }
 
 }  // namespace

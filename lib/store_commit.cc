@@ -37,7 +37,7 @@ absl::StatusOr<CommitResult> StoreImpl::CommitUntimed(const Txn& txn) {
   KeyHold hold(this, key);
   const absl::Time now = Now();
   OUTBOX_ASSIGN_OR_RETURN(const IdempotencyLookup prior,
-                          LookUpIdempotencyKey(txn, now));
+                          LookUpIdempotencyKey(txn));
   if (prior.answer.has_value()) return *prior.answer;
   CommitResult result;
   {
@@ -63,21 +63,18 @@ absl::StatusOr<CommitResult> StoreImpl::CommitUntimed(const Txn& txn) {
                           &tables_,
                           prior.expired_committed_ms,
                           test_.split_commit_batches,
-                          clock_mark_ms_.load()};
+                          clock_mark_ms_.load(),
+                          store_clock_.NowMs()};
     OUTBOX_ASSIGN_OR_RETURN(CommitBatch commit, BuildCommitBatch(txn, context));
-    OUTBOX_ASSIGN_OR_RETURN(std::vector<uint64_t> victims,
-                            ClassRoomLocked(commit.events));
-    if (!victims.empty()) {
-      // An eviction reads the entries it gives up, so it is a serial write
-      // too; waiting for that lets the queue move, so look again.
-      if (!serial.has_value()) {
-        serial.emplace(this);
-        OUTBOX_RETURN_IF_ERROR(WritableLocked());
-        OUTBOX_ASSIGN_OR_RETURN(victims, ClassRoomLocked(commit.events));
-      }
+    bool waited = false;
+    OUTBOX_ASSIGN_OR_RETURN(
+        const std::vector<uint64_t> victims,
+        MakeClassRoomLocked(commit.events, &serial, &waited));
+    if (!victims.empty() || waited) {
       // The room is made in a write of its own, before the commit's: a power
       // cut between the two leaves the evicted events given up as their
       // class allows and the commit not made (its caller never saw OK).
+      // Either way the queue moved meanwhile: build on where it is now.
       OUTBOX_RETURN_IF_ERROR(BuryLocked(victims, Burial{}));
       context.before = tail_;
       OUTBOX_ASSIGN_OR_RETURN(commit, BuildCommitBatch(txn, context));
@@ -111,7 +108,7 @@ StoreImpl::KeyHold::~KeyHold() {
 }
 
 absl::StatusOr<StoreImpl::IdempotencyLookup> StoreImpl::LookUpIdempotencyKey(
-    const Txn& txn, absl::Time now) {
+    const Txn& txn) {
   IdempotencyLookup lookup;
   if (txn.idempotency_key().empty()) return lookup;
   absl::ReaderMutexLock r(&db_mu_);
@@ -125,10 +122,14 @@ absl::StatusOr<StoreImpl::IdempotencyLookup> StoreImpl::LookUpIdempotencyKey(
   storage::IdempotencyRecord record;
   OUTBOX_RETURN_IF_ERROR(DecodeStored(keys::kIdempotencyFamily,
                                       "an idempotency key", value, &record));
-  if (now - FromStoredMillis(record.committed_unix_ms()) >=
+  // On the store clock, never the wall clock: a clock set ahead
+  // must not make a retry a second sale, nor one set back at the first
+  // commit make its key look years old once the clock is right.
+  const int64_t committed_ms = CommittedStoreClockMs(record);
+  if (absl::Milliseconds(store_clock_.NowMs() - committed_ms) >=
       options_.idempotency_window) {
     // Expired: this commit replaces it.
-    lookup.expired_committed_ms = record.committed_unix_ms();
+    lookup.expired_committed_ms = committed_ms;
     return lookup;
   }
   CommitResult& answer = lookup.answer.emplace();

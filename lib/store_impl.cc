@@ -35,14 +35,38 @@ StoreImpl::~StoreImpl() { Close().IgnoreError(); }
 absl::Status StoreImpl::Close() {
   StopSyncer();  // before mu_: a sync under way may need it
   absl::MutexLock l(&mu_);
-  if (closed_.exchange(true) || db_ == nullptr) return absl::OkStatus();
+  if (closed_.load() || db_ == nullptr) {
+    closed_.store(true);
+    return absl::OkStatus();
+  }
   // (db_ is null only if a reopen after a full disk failed: nothing to do.)
+  PersistStoreClockLocked();
+  closed_.store(true);
   absl::Status status = CloseDbLocked();
   if (!secondary_dir_.empty()) {
     std::error_code ignored;  // scratch space only; nothing of the store
     std::filesystem::remove_all(secondary_dir_, ignored);
   }
   return status;
+}
+
+void StoreImpl::PersistStoreClockLocked() {
+  // The store clock counts the time the store is open, and a reopen goes on
+  // from the last write: one empty synced write (the queue state carries
+  // the clock) keeps the time since then, so that a till restarted often
+  // still ages what it deletes by age. Synced, it also syncs every earlier
+  // write, as the log sync below would. Not after a failed write (the log
+  // must not be touched), nor read-only, nor for less than a minute: each
+  // such write leaves a table file at the flush below, and a tool that
+  // opens and closes the store in a loop would pile them up for nothing.
+  if (read_only_ || !write_error_.ok()) return;
+  constexpr int64_t kWorthAWriteMs = 60 * 1000;
+  if (store_clock_.NowMs() - store_clock_persisted_ms_ < kWorthAWriteMs) {
+    return;
+  }
+  WriteLocked(rocksdb::WriteBatch(), tail_, "closing the store",
+              /*sync=*/true)
+      .IgnoreError();  // then CloseDbLocked leaves the log as it is
 }
 
 absl::Status StoreImpl::CloseDbLocked() {
@@ -174,6 +198,7 @@ absl::Status StoreImpl::WriteLocked(const rocksdb::WriteBatch& batch,
   group_.Add(batch);
   tail_ = after;
   writers_.push_back(&w);
+  ++writers_queued_;
   while (!w.done && &w != writers_.front()) w.cv.Wait(&mu_);
   if (!w.done) WriteGroupLocked();
   return w.status;
@@ -197,6 +222,10 @@ void StoreImpl::WriteGroupLocked() {
   const int64_t mark = std::max(clock_mark_ms_.load(), ToStoredMillis(Now()));
   clock_mark_ms_.store(mark);
   persisted.set_wall_clock_mark_unix_ms(mark);
+  // The store clock too, so that a reopen goes on from here: never below a
+  // time any write of this group stamped (they read it before queueing).
+  store_clock_persisted_ms_ = store_clock_.NowMs();
+  persisted.set_store_clock_ms(store_clock_persisted_ms_);
   rocksdb::Status s = batch.Put(meta_, keys::kQueueStateKey, Encode(persisted));
   // A feature is recorded by the batch that first uses it, never earlier (a
   // store that never used it stays readable by builds without it).
@@ -249,6 +278,11 @@ size_t StoreImpl::TEST_QueuedWriters() {
   return writers_.size();
 }
 
+uint64_t StoreImpl::TEST_ClassRoomWaits() {
+  absl::MutexLock l(&mu_);
+  return class_room_waits_;
+}
+
 void StoreImpl::FinishWritersLocked(size_t n, const absl::Status& status) {
   for (size_t i = 0; i < n; ++i) {
     Writer* w = writers_.front();
@@ -262,6 +296,8 @@ void StoreImpl::FinishWritersLocked(size_t n, const absl::Status& status) {
     w->done = true;
     w->cv.Signal();
   }
+  writers_finished_ += n;
+  if (n > 0) writers_done_cv_.SignalAll();
   if (!writers_.empty()) {
     writers_.front()->cv.Signal();  // the next leader
   } else {

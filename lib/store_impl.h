@@ -28,6 +28,7 @@
 #include "lib/latency_histogram.h"
 #include "lib/queue_index.h"
 #include "lib/rocks_options.h"
+#include "lib/store_clock.h"
 #include "outbox/store.h"
 #include "proto/storage.pb.h"
 #include "rocksdb/db.h"
@@ -123,11 +124,12 @@ class StoreImpl final : public Store {
   absl::StatusOr<DeadLetter> FindDeadLetter(absl::string_view id) override;
   absl::StatusOr<PendingEvent> FindPending(absl::string_view id) override;
   absl::StatusOr<size_t> PurgeExpiredIdempotencyKeys() override;
-  absl::StatusOr<size_t> PurgeDeadLetters(absl::Time cutoff) override;
+  absl::StatusOr<size_t> PurgeDeadLetters(absl::Duration older_than) override;
   absl::Status PurgeDeadLetter(absl::string_view id) override;
   absl::StatusOr<Stats> GetStats() override;
   absl::StatusOr<std::vector<LanePending>> PendingByLane() override;
   absl::Time WallClockMark() const override;
+  absl::Time StoreClockNow() const override { return store_clock_.Now(); }
   absl::Status ResetWallClockMark() override;
   absl::StatusOr<WorkflowRecord> GetWorkflow(
       absl::string_view event_id) override;
@@ -136,9 +138,12 @@ class StoreImpl final : public Store {
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
   ListWorkflowDefinitions() override;
   absl::StatusOr<bool> HasWorkflowStates() override;
+  absl::StatusOr<std::vector<std::string>> PurgeWorkflowDefinitions(
+      const std::vector<std::string>& keep) override;
   absl::Status RetryWorkflow(absl::string_view event_id,
                              absl::string_view state) override;
-  absl::StatusOr<size_t> PurgeFinishedWorkflows(absl::Time cutoff) override;
+  absl::StatusOr<size_t> PurgeFinishedWorkflows(
+      absl::Duration older_than) override;
   absl::StatusOr<VerifyReport> Verify() override;
   void SetWakeup(std::function<void()> wakeup) override;
 
@@ -149,6 +154,9 @@ class StoreImpl final : public Store {
 
   // Writers waiting in the queue, the leader included.
   size_t TEST_QueuedWriters() ABSL_LOCKS_EXCLUDED(mu_);
+  // Commits that waited for the writer queue to make room in their class
+  // (on_full drop_oldest, MakeClassRoomLocked).
+  uint64_t TEST_ClassRoomWaits() ABSL_LOCKS_EXCLUDED(mu_);
   // The background syncer's thread (RequestSync), for a benchmark to count
   // its CPU with the agent's; false if it has not started.
   bool TEST_SyncerThread(std::thread::native_handle_type* handle)
@@ -203,6 +211,8 @@ class StoreImpl final : public Store {
   // Scans the pending family once to build index_ and to recount the
   // pending events and bytes (the derived figures win over stored ones).
   absl::Status RebuildIndex() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, db_mu_);
+  // Persists the store clock at close, with an empty synced write.
+  void PersistStoreClockLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Closes the RocksDB instance (syncing the log unless a write failed).
   absl::Status CloseDbLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // After a write failed for lack of disk space: close and reopen RocksDB.
@@ -262,8 +272,7 @@ class StoreImpl final : public Store {
     std::optional<int64_t> expired_committed_ms;
   };
   // REQUIRES: the Txn's key is held (KeyHold).
-  absl::StatusOr<IdempotencyLookup> LookUpIdempotencyKey(const Txn& txn,
-                                                         absl::Time now)
+  absl::StatusOr<IdempotencyLookup> LookUpIdempotencyKey(const Txn& txn)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Holds an idempotency key (none if empty) for the life of a Commit.
   class KeyHold {
@@ -355,12 +364,31 @@ class StoreImpl final : public Store {
   // Counts `events` into (sign +1) or out of (-1) class_queued_.
   void QueueClassAddsLocked(const std::vector<CommittedEvent>& events, int sign)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The pending events to evict so that `events` fit their classes' limits,
-  // oldest first. Errors: kResourceExhausted for a class with on_full
-  // reject, or one the commit alone would overfill.
-  absl::StatusOr<std::vector<uint64_t>> ClassRoomLocked(
+  // What ClassRoomLocked found.
+  struct ClassRoom {
+    // The pending events to evict so that the commit fits, oldest first.
+    std::vector<uint64_t> victims;
+    // Even with every indexed event of a class evicted, the commits still
+    // in the writer queue keep it over its limit: wait for them to be
+    // written (and evictable), then look again.
+    bool wait_for_queue = false;
+  };
+  // The room `events` need in their classes. Errors: kResourceExhausted for
+  // a class with on_full reject, or one the commit alone would overfill.
+  absl::StatusOr<ClassRoom> ClassRoomLocked(
       const std::vector<CommittedEvent>& events)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // ClassRoomLocked until it needs nothing more than the victims it returns:
+  // takes `*serial` (a SerialWrite) before any eviction, and waits for the
+  // writers queued ahead when they hold the room. Sets `*waited` if the
+  // queue may have moved meanwhile (the commit must be built again).
+  absl::StatusOr<std::vector<uint64_t>> MakeClassRoomLocked(
+      const std::vector<CommittedEvent>& events,
+      std::optional<SerialWrite>* serial, bool* waited)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Waits until every writer queued now has finished (written or failed).
+  void WaitForQueuedWritersLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // How BuryLocked gives events up.
   struct Burial {
     // Else evicted: kept as a dead letter, or only counted when the
@@ -466,6 +494,12 @@ class StoreImpl final : public Store {
                            size_t batch = 64) ABSL_LOCKS_EXCLUDED(mu_, db_mu_);
   absl::StatusOr<DeadLetter> DecodeDeadLetter(absl::string_view key,
                                               absl::string_view value);
+  // Dead letters deleted per write by PurgeDeadLetters.
+  static constexpr size_t kPurgeBatch = 512;
+  // Writes `batch`, `*deleted` dead letters' deletions, counted, and empties
+  // both; nothing if there are none. REQUIRES: a SerialWrite is held.
+  absl::Status WritePurgeLocked(rocksdb::WriteBatch* batch, size_t* deleted)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   rocksdb::ColumnFamilyHandle* TableHandle(absl::string_view table) const;
   absl::Status CheckOpen() const;
   // The size of the files in path_ (Stats::disk_bytes).
@@ -515,6 +549,11 @@ class StoreImpl final : public Store {
   // QueueState::wall_clock_mark_unix_ms: raised by every group write (which
   // persists it), read without mu_ by WallClockMark.
   std::atomic<int64_t> clock_mark_ms_{0};
+  // The time deletions by age are measured on (lib/store_clock.h): started
+  // at open from QueueState::store_clock_ms, persisted by every group write.
+  StoreClock store_clock_{clock_};
+  // What the last group write persisted of it (or the open found).
+  int64_t store_clock_persisted_ms_ ABSL_GUARDED_BY(mu_) = 0;
 
   mutable absl::Mutex mu_;
   // The store's manifest as of the last durable write (its feature sets).
@@ -544,6 +583,11 @@ class StoreImpl final : public Store {
   absl::flat_hash_map<uint64_t, uint64_t> targeted_ ABSL_GUARDED_BY(mu_);
   size_t targeted_sweep_at_ ABSL_GUARDED_BY(mu_) = 1024;
   std::deque<Writer*> writers_ ABSL_GUARDED_BY(mu_);
+  // Writers ever queued and ever finished (WaitForQueuedWritersLocked).
+  uint64_t writers_queued_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t writers_finished_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::CondVar writers_done_cv_;
+  uint64_t class_room_waits_ ABSL_GUARDED_BY(mu_) = 0;
   BatchGroup group_ ABSL_GUARDED_BY(mu_);  // batches of every queued writer
   int serial_writes_ ABSL_GUARDED_BY(mu_) = 0;
   absl::CondVar serial_cv_;

@@ -419,6 +419,8 @@ absl::Status StoreImpl::LoadQueueState() {
   if (!it->status().ok()) return FromRocks(it->status(), "checking the queue");
   state_ = state;
   clock_mark_ms_.store(state.wall_clock_mark_unix_ms());
+  store_clock_.Start(state.store_clock_ms(), state.wall_clock_mark_unix_ms());
+  store_clock_persisted_ms_ = store_clock_.NowMs();
   return absl::OkStatus();
 }
 

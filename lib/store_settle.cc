@@ -47,13 +47,17 @@ storage::OutboxEntry AfterAttempt(const storage::OutboxEntry& entry,
   return e;
 }
 
+// `now` is the wall clock's time, `store_clock_ms` the store clock's
+// (retention runs from it).
 storage::DeadLetter MakeDeadLetter(const storage::OutboxEntry& entry,
-                                   absl::string_view reason, absl::Time now) {
+                                   absl::string_view reason, absl::Time now,
+                                   int64_t store_clock_ms) {
   storage::DeadLetter dead;
   *dead.mutable_entry() = entry;
   dead.mutable_entry()->set_state(storage::ENTRY_STATE_DEAD);
   dead.set_reason(std::string(reason));
   dead.set_dead_unix_ms(ToStoredMillis(now));
+  dead.set_dead_store_clock_ms(store_clock_ms);
   return dead;
 }
 
@@ -264,7 +268,8 @@ absl::Status StoreImpl::AddSettlementLocked(const Settlement& st,
           ? AfterAttempt(stored.entry, st.attempt, now)
           : stored.entry;
   rocksdb::Status s = build->batch.Put(
-      dead_, st.event.id, Encode(MakeDeadLetter(last, st.reason, now)));
+      dead_, st.event.id,
+      Encode(MakeDeadLetter(last, st.reason, now, store_clock_.NowMs())));
   build->next.set_dead_count(build->next.dead_count() + 1);
   build->buried = true;
   return FromRocks(s, "moving an event to the dead letters");
@@ -333,6 +338,7 @@ absl::Status StoreImpl::Quarantine(uint64_t seq) {
   dead.mutable_entry()->set_state(storage::ENTRY_STATE_DEAD);
   dead.set_reason(std::string(decoded.status().message()));
   dead.set_dead_unix_ms(ToStoredMillis(Now()));
+  dead.set_dead_store_clock_ms(store_clock_.NowMs());
   dead.set_undecodable_value(value);
   dead.set_undecodable(true);  // explicit: `value` may well be empty
   rocksdb::WriteBatch batch;

@@ -7,6 +7,7 @@
 // workflow that is cancelled must be queued again, and a replay must not
 // run a compensated workflow's steps a second time.
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -361,6 +362,58 @@ StoreImpl::ListWorkflowDefinitions() {
   return definitions;
 }
 
+absl::StatusOr<std::vector<std::string>> StoreImpl::PurgeWorkflowDefinitions(
+    const std::vector<std::string>& keep) {
+  OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  absl::MutexLock l(&mu_);
+  // Ordered with the settlements, which write states naming definitions
+  // (and the definitions they name): none can come to name one between the
+  // scan below and the write.
+  SerialWrite serial(this);
+  OUTBOX_RETURN_IF_ERROR(WritableLocked());
+  std::vector<std::string> unused;
+  if (workflows_ == nullptr) return unused;
+  const absl::flat_hash_set<std::string> kept(keep.begin(), keep.end());
+  absl::flat_hash_set<std::string> candidates;
+  {
+    BoundedIterator it = KeysStartingWith(db_.get(), workflows_,
+                                          keys::kWorkflowDefinitionPrefix);
+    for (; it->Valid(); it->Next()) {
+      std::string id(View(it->key()).substr(1));
+      if (!kept.contains(id)) candidates.insert(std::move(id));
+    }
+    OUTBOX_RETURN_IF_ERROR(
+        FromRocks(it->status(), "listing workflow definitions"));
+  }
+  // Every stored workflow, whole ("s") or as rows (its head, "w"), names
+  // the definition it runs under: read until each candidate is named. The
+  // oldest workflows come first (event ids are time-ordered), and they are
+  // the ones an old definition has, so this usually stops at once.
+  const std::pair<absl::string_view, int> named_by[] = {
+      {"s", storage::WorkflowState::kDefinitionFieldNumber},
+      {keys::kWorkflowHeadPrefix,
+       storage::WorkflowHead::kDefinitionFieldNumber}};
+  for (const auto& [prefix, field] : named_by) {
+    BoundedIterator it = KeysStartingWith(db_.get(), workflows_, prefix);
+    for (; it->Valid() && !candidates.empty(); it->Next()) {
+      candidates.erase(PeekBytes(View(it->value()), field));
+    }
+    OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "reading workflows"));
+  }
+  if (candidates.empty()) return unused;
+  rocksdb::WriteBatch batch;
+  for (const std::string& id : candidates) {
+    OUTBOX_RETURN_IF_ERROR(
+        FromRocks(batch.Delete(workflows_, keys::WorkflowDefinitionKey(id)),
+                  "purging workflow definitions"));
+    unused.push_back(id);
+  }
+  std::sort(unused.begin(), unused.end());
+  OUTBOX_RETURN_IF_ERROR(
+      WriteLocked(batch, tail_, "purging workflow definitions", options_.sync));
+  return unused;
+}
+
 absl::StatusOr<bool> StoreImpl::HasWorkflowStates() {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
   absl::ReaderMutexLock r(&db_mu_);
@@ -439,8 +492,19 @@ absl::StatusOr<size_t> StoreImpl::AddFinishedPurgeLocked(
   return purged;
 }
 
-absl::StatusOr<size_t> StoreImpl::PurgeFinishedWorkflows(absl::Time cutoff) {
+absl::StatusOr<size_t> StoreImpl::PurgeFinishedWorkflows(
+    absl::Duration older_than) {
+  if (older_than < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a finished-workflow purge needs an age >= 0, not ",
+                     absl::FormatDuration(older_than)));
+  }
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  // A finish time is the agent's wall clock's: compared with the earlier of
+  // the wall clock and the store clock, so that a clock set ahead (which
+  // the store clock ignores) deletes nothing early, and one set back
+  // deletes nothing at all until it is right.
+  const absl::Time cutoff = std::min(Now(), store_clock_.Now()) - older_than;
   // Bounded batches, so a purge after a long time never builds one huge
   // write; each is applied before the next is read.
   constexpr size_t kPerBatch = 512;

@@ -178,6 +178,50 @@ TEST_F(StoreWorkflowTest, DefinitionsAreKeptOncePerIdAndVerified) {
                   "runs under definition \"wd1-b\", which is not stored")));
 }
 
+// A definition row is deleted once no stored workflow names it and the
+// caller (the agent, with its configuration's ids) does not keep it: a row
+// per configuration edit does not pile up for ever.
+TEST_F(StoreWorkflowTest, ADefinitionNoWorkflowNamesIsPurged) {
+  auto settle_under = [&](const std::string& definition, const char* key) {
+    storage::WorkflowState state;
+    state.set_phase(storage::WORKFLOW_PHASE_FORWARD);
+    state.set_definition(definition);
+    Settlement s;
+    s.kind = Settlement::Kind::kStepDone;
+    s.event = DueWithId(CommitEvent(MakeEvent("order.created", key)));
+    s.workflow_state = state.SerializeAsString();
+    s.workflow_definition_id = definition;
+    s.workflow_definition = "workflows { event_type: \"order.created\" }";
+    EXPECT_OUTBOX_OK(store_->Settle({s}));
+    return s.event.id;
+  };
+  settle_under("wd1-old", "till-1");
+  settle_under("wd1-new", "till-2");
+  const std::string gone = settle_under("wd1-gone", "till-3");
+  // The workflow under wd1-gone is rewritten under wd1-new: nobody names
+  // wd1-gone any more (as after its workflows were purged).
+  {
+    storage::WorkflowState state;
+    state.set_phase(storage::WORKFLOW_PHASE_FORWARD);
+    state.set_definition("wd1-new");
+    SettleWith(DueWithId(gone), Settlement::Kind::kStepDone,
+               state.SerializeAsString());
+  }
+  auto purged = store_->PurgeWorkflowDefinitions({"wd1-new"});
+  ASSERT_OUTBOX_OK(purged);
+  EXPECT_THAT(*purged, ElementsAre("wd1-gone"));
+  Reopen();
+  auto definitions = store_->ListWorkflowDefinitions();
+  ASSERT_OUTBOX_OK(definitions);
+  std::vector<std::string> ids;
+  for (const auto& [id, text] : *definitions) ids.push_back(id);
+  EXPECT_THAT(ids, ElementsAre("wd1-new", "wd1-old"));
+  // Kept by the caller, though no workflow names it.
+  purged = store_->PurgeWorkflowDefinitions({"wd1-new", "wd1-old"});
+  ASSERT_OUTBOX_OK(purged);
+  EXPECT_TRUE(purged->empty());
+}
+
 TEST_F(StoreWorkflowTest, NoWorkflowIsNotFound) {
   const std::string id = CommitEvent(MakeEvent("order.created"));
   EXPECT_TRUE(absl::IsNotFound(store_->GetWorkflow(id).status()));
@@ -354,8 +398,9 @@ TEST_F(StoreWorkflowTest, ReplayRefusesAWorkflowAndRetryWorkflowResumesIt) {
   EXPECT_EQ(testing::StoredWorkflowState(store_.get(), id).phase(),
             storage::WORKFLOW_PHASE_COMPENSATING);
   // No longer finished: retention leaves it alone.
+  clock_.Advance(absl::Hours(1));
   absl::StatusOr<size_t> purged =
-      store_->PurgeFinishedWorkflows(clock_.Now() + absl::Hours(1));
+      store_->PurgeFinishedWorkflows(absl::ZeroDuration());
   ASSERT_OUTBOX_OK(purged);
   EXPECT_EQ(*purged, 0u);
 }
@@ -367,10 +412,26 @@ TEST_F(StoreWorkflowTest, PurgingANeedsAttentionWorkflowUncountsIt) {
                        absl::ToUnixMillis(clock_.Now())));
   Reopen();
   EXPECT_EQ(store_->GetStats()->workflows_needing_attention, 1u);
-  ASSERT_OUTBOX_OK(
-      store_->PurgeFinishedWorkflows(clock_.Now() + absl::Minutes(1)));
+  clock_.Advance(absl::Minutes(2));
+  ASSERT_OUTBOX_OK(store_->PurgeFinishedWorkflows(absl::Minutes(1)));
   Reopen();
   EXPECT_EQ(store_->GetStats()->workflows_needing_attention, 0u);
+}
+
+// A wall clock 40 days ahead once made every finished workflow look older
+// than its retention: purged, a cancel after the jump compensated nothing.
+// Retention compares with the earlier of the wall and the store clocks.
+TEST_F(StoreWorkflowTest, AClockSetAheadPurgesNoFinishedWorkflow) {
+  const std::string id = CompletedWorkflow();
+  clock_.Advance(absl::Minutes(5));
+  clock_.Set(clock_.Now() + absl::Hours(24 * 40));
+  absl::StatusOr<size_t> purged =
+      store_->PurgeFinishedWorkflows(absl::Hours(720));
+  ASSERT_OUTBOX_OK(purged);
+  EXPECT_EQ(*purged, 0u);
+  // Cancelled after the jump: still there to compensate.
+  Cancel(id, "customer changed their mind");
+  EXPECT_THAT(DueIds(), ElementsAre(id));
 }
 
 TEST_F(StoreWorkflowTest, RetentionDeletesOnlyWorkflowsFinishedBeforeCutoff) {
@@ -382,7 +443,7 @@ TEST_F(StoreWorkflowTest, RetentionDeletesOnlyWorkflowsFinishedBeforeCutoff) {
              StateWith(storage::WORKFLOW_PHASE_FORWARD, 1),
              {ResultRow("reserve", 1)});
   absl::StatusOr<size_t> purged =
-      store_->PurgeFinishedWorkflows(clock_.Now() - absl::Hours(1));
+      store_->PurgeFinishedWorkflows(absl::Hours(1));
   ASSERT_OUTBOX_OK(purged);
   EXPECT_EQ(*purged, 1u);
   Reopen();

@@ -40,11 +40,19 @@ absl::Status KafkaDeliveryStatus(int code) {
     case RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE:
     case RD_KAFKA_RESP_ERR_INVALID_RECORD:
     case RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION:
-    case RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP:
     case RD_KAFKA_RESP_ERR_UNSUPPORTED_FOR_MESSAGE_FORMAT:
     case RD_KAFKA_RESP_ERR__INVALID_ARG:
       return absl::InvalidArgumentError(
           absl::StrCat(what, "; resending it would not help"));
+    case RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP:
+      // A broker with message.timestamp.difference.max.ms judges the
+      // record's timestamp against its own clock: a verdict on the device's
+      // clock, which would refuse every record alike, not on this one.
+      return absl::FailedPreconditionError(absl::StrCat(
+          what,
+          "; the broker refuses the record's timestamp "
+          "(message.timestamp.difference.max.ms): the device's clock is "
+          "wrong"));
     case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
     case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
       return absl::PermissionDeniedError(absl::StrCat(

@@ -6,8 +6,8 @@
 // same event id; for the cluster: unreachable, not an attempt),
 // kInvalidArgument and kPermissionDenied (rejected for good: dead-letter),
 // kNotFound (the topic does not exist: the agent holds the destination's
-// events, not as attempts, until it does), kFailedPrecondition (fix the TLS or SASL settings, or create a
-// new producer, first).
+// events, not as attempts, until it does), kFailedPrecondition (fix the TLS or
+// SASL settings, or create a new producer, first).
 
 #ifndef OUTBOX_PLATFORM_KAFKA_STATUS_H_
 #define OUTBOX_PLATFORM_KAFKA_STATUS_H_
@@ -23,10 +23,11 @@ namespace outbox {
 //   MSG_SIZE_TOO_LARGE, INVALID_MSG_SIZE,
 //   RECORD_LIST_TOO_LARGE, INVALID_RECORD,
 //   TOPIC_EXCEPTION (bad topic name),
-//   INVALID_TIMESTAMP,
 //   UNSUPPORTED_FOR_MESSAGE_FORMAT, __INVALID_ARG -> kInvalidArgument
 //   TOPIC_AUTHORIZATION_FAILED,
 //   CLUSTER_AUTHORIZATION_FAILED               -> kPermissionDenied
+//   INVALID_TIMESTAMP (the device's clock is off
+//   by more than the broker allows)            -> kFailedPrecondition
 //   UNKNOWN_TOPIC_OR_PART, __UNKNOWN_TOPIC,
 //   __UNKNOWN_PARTITION                        -> kNotFound
 //   __QUEUE_FULL                               -> kResourceExhausted

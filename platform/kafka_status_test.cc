@@ -36,6 +36,15 @@ TEST(KafkaDeliveryStatusTest, AuthorizationFailuresAreDenied) {
             absl::StatusCode::kPermissionDenied);
 }
 
+// message.timestamp.difference.max.ms: the broker judges the device's clock,
+// not the record. The caller holds the destination (fix the clock first).
+TEST(KafkaDeliveryStatusTest, ARefusedTimestampIsTheClocksFault) {
+  const absl::Status s =
+      KafkaDeliveryStatus(RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr("clock"));
+}
+
 TEST(KafkaDeliveryStatusTest, AMissingTopicIsNotFound) {
   EXPECT_EQ(KafkaDeliveryStatus(RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC).code(),
             absl::StatusCode::kNotFound);

@@ -81,3 +81,26 @@ absl::Status ParseClasses(const Checker& c, const Node& root,
 }
 
 }  // namespace outbox::config_internal
+
+namespace outbox {
+
+absl::Status CheckWorkflowsNotEvictable(
+    const std::vector<EventClass>& classes,
+    const std::vector<workflow::WorkflowSpec>& workflows) {
+  if (classes.empty() || workflows.empty()) return absl::OkStatus();
+  OUTBOX_ASSIGN_OR_RETURN(const EventClasses all, EventClasses::Make(classes));
+  for (const workflow::WorkflowSpec& w : workflows) {
+    const uint16_t id = all.Classify(w.event_type);
+    if (id == EventClasses::kNone || !all.Get(id)->evictable) continue;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the workflow of \"", w.event_type, "\" is in the store's class ",
+        all.Get(id)->name,
+        ", which is evictable: a workflow's events are never evicted nor "
+        "expired (its compensation would never run); put its event type in "
+        "a class that is not evictable, in the classes the store is opened "
+        "with (Options::event_classes)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace outbox

@@ -277,7 +277,7 @@ absl::StatusOr<AgentConfig> ParseAgentConfig(absl::string_view text,
   OUTBOX_RETURN_IF_ERROR(config_internal::ParseWorkflows(
       c, root, config.destinations, &config.workflows));
   OUTBOX_RETURN_IF_ERROR(
-      config_internal::DefineWorkflows(c, proto, &config.workflows));
+      config_internal::DefineWorkflows(c, root, &config.workflows));
   OUTBOX_RETURN_IF_ERROR(config_internal::ParseClasses(
       c, root, config.workflows, &config.classes));
   OUTBOX_RETURN_IF_ERROR(

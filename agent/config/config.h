@@ -117,6 +117,9 @@ struct Destination {
   std::string proxy;
   // The effective schedule: this destination's overrides over the global one.
   RetryPolicy retry;
+  // Dead letters in a row with one answer before the destination is held
+  // (proto's dead_letter_fuse); 0: no fuse.
+  int dead_letter_fuse = 10;
 };
 
 // A routing rule. See outbox.config.Route for the matching rules.
@@ -193,6 +196,15 @@ absl::StatusOr<AgentConfig> LoadAgentConfig(const std::string& path);
 // (the working directory when it has none). Same errors.
 absl::StatusOr<AgentConfig> ParseAgentConfig(absl::string_view text,
                                              absl::string_view source_name);
+
+// OK unless a workflow of `workflows` has its event type in an evictable
+// class of `classes` (the store's): its event could be evicted or expired
+// half-way, and its compensation would never run. kFailedPrecondition
+// naming both. The loader refuses the same in a configuration's own
+// classes, with their line; this checks the classes a store was opened with.
+absl::Status CheckWorkflowsNotEvictable(
+    const std::vector<EventClass>& classes,
+    const std::vector<workflow::WorkflowSpec>& workflows);
 
 // Where an event goes. A non-empty `explicit_destination` (the event's own
 // choice) bypasses routes: the destination of that name. Otherwise the most

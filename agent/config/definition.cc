@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "agent/config/internal.h"
 #include "base/status_macros.h"
@@ -85,18 +87,79 @@ absl::Status ResolvePaths(const config_internal::Checker& c,
   return absl::OkStatus();
 }
 
-// The definition text of workflow `index` of `proto`.
+// Whether an inline header's `name` says its value is a credential, which
+// a definition (kept in the store) must not hold.
+bool NamesACredential(absl::string_view name) {
+  const std::string lower = absl::AsciiStrToLower(name);
+  if (lower == "authorization" || lower == "proxy-authorization" ||
+      lower == "cookie") {
+    return true;
+  }
+  for (absl::string_view part :
+       {"auth", "token", "secret", "passw", "apikey", "api-key", "api_key",
+        "credential", "session"}) {
+    if (absl::StrContains(lower, part)) return true;
+  }
+  return false;
+}
+
+// Refuses an inline credential header of destination `index` of `root`,
+// which workflow `workflow` takes.
+absl::Status CheckNoInlineCredential(const config_internal::Checker& c,
+                                     const config_internal::Node& root,
+                                     int index,
+                                     const config::Workflow& workflow) {
+  const config_internal::Node node = c.Child(root, "destinations", index);
+  const auto& d = static_cast<const config::Destination&>(*node.message);
+  const auto* fd = c.Field(node, "headers");
+  const auto* reflection = d.GetReflection();
+  for (int i = 0; i < reflection->FieldSize(d, fd); ++i) {
+    const config_internal::Node entry = c.Child(node, "headers", i);
+    const std::string name = entry.message->GetReflection()->GetString(
+        *entry.message, c.Field(entry, "key"));
+    if (!NamesACredential(name)) continue;
+    return c.Error(
+        node, "headers", i,
+        absl::StrCat("header \"", name,
+                     "\" looks like a credential, and the "
+                     "workflow of \"",
+                     workflow.event_type(),
+                     "\" takes this destination: its definition is kept in "
+                     "the store, where no credential may be; put the value "
+                     "in a private file named under header_files instead"));
+  }
+  return absl::OkStatus();
+}
+
+// `proxy` without its user:password@, if it has one.
+std::string WithoutUserInfo(const std::string& proxy) {
+  const size_t scheme = proxy.find("://");
+  const size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+  const size_t end = proxy.find_first_of("/?#", start);
+  const size_t at =
+      proxy.rfind('@', end == std::string::npos ? proxy.size() : end);
+  if (at == std::string::npos || at < start) return proxy;
+  return proxy.substr(0, start) + proxy.substr(at + 1);
+}
+
+// The definition text of workflow `index` of `root`.
 absl::StatusOr<std::string> DefinitionText(const config_internal::Checker& c,
-                                           const config::AgentConfig& proto,
+                                           const config_internal::Node& root,
                                            int index) {
+  const auto& proto = static_cast<const config::AgentConfig&>(*root.message);
   const config::Workflow& workflow = proto.workflows(index);
   config::AgentConfig definition;
   if (proto.has_retry()) *definition.mutable_retry() = proto.retry();
   for (const std::string& name : NamedDestinations(workflow)) {
-    for (const config::Destination& d : proto.destinations()) {
+    for (int j = 0; j < proto.destinations_size(); ++j) {
+      const config::Destination& d = proto.destinations(j);
       if (d.name() != name) continue;
+      OUTBOX_RETURN_IF_ERROR(CheckNoInlineCredential(c, root, j, workflow));
       config::Destination* copy = definition.add_destinations();
       *copy = d;
+      // A stored copy serves only once the configuration has dropped the
+      // destination; it then goes through the proxy without credentials.
+      copy->set_proxy(WithoutUserInfo(d.proxy()));
       OUTBOX_RETURN_IF_ERROR(ResolvePaths(c, copy));
     }
   }
@@ -178,12 +241,12 @@ absl::StatusOr<AgentConfig> LoadWorkflowDefinition(absl::string_view id,
 
 namespace config_internal {
 
-absl::Status DefineWorkflows(const Checker& c, const config::AgentConfig& proto,
+absl::Status DefineWorkflows(const Checker& c, const Node& root,
                              std::vector<workflow::WorkflowSpec>* workflows) {
   for (size_t i = 0; i < workflows->size(); ++i) {
     workflow::WorkflowSpec& spec = (*workflows)[i];
     OUTBOX_ASSIGN_OR_RETURN(spec.definition,
-                            DefinitionText(c, proto, static_cast<int>(i)));
+                            DefinitionText(c, root, static_cast<int>(i)));
     spec.definition_id = WorkflowDefinitionId(spec.definition);
   }
   return absl::OkStatus();

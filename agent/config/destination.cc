@@ -404,6 +404,13 @@ absl::Status ParseDestination(const Checker& c, const Node& node,
     OUTBOX_RETURN_IF_ERROR(
         ParseRateLimit(c, c.Child(node, "rate_limit", -1), &out->rate_limit));
   }
+  if (in.has_dead_letter_fuse()) {
+    if (in.dead_letter_fuse() < 0 || in.dead_letter_fuse() > 1000000) {
+      return c.Error(node, "dead_letter_fuse", -1,
+                     "must be 0 (no fuse) to 1000000 dead letters in a row");
+    }
+    out->dead_letter_fuse = in.dead_letter_fuse();
+  }
   out->retry = global;
   OUTBOX_RETURN_IF_ERROR(
       ApplyRetry(c, c.Child(node, "retry", -1), &out->retry));

@@ -141,8 +141,6 @@ absl::Status ParseWorkflows(const Checker& checker, const Node& root,
                             std::vector<workflow::WorkflowSpec>* out,
                             bool stored = false);
 
-// Sets the stored definition and its id (definition.h) of each of
-// `workflows`, parsed from the workflows of `root` in the same order.
 // Parses root's `classes` into `*classes`, checked as the store checks
 // Options::event_classes, and refuses a class that may evict or expire a
 // type one of `workflows` runs.
@@ -150,8 +148,13 @@ absl::Status ParseClasses(const Checker& c, const Node& root,
                           const std::vector<workflow::WorkflowSpec>& workflows,
                           std::vector<EventClass>* classes);
 
-absl::Status DefineWorkflows(const Checker& checker,
-                             const config::AgentConfig& root,
+// Sets the stored definition and its id (definition.h) of each of
+// `workflows`, parsed from the workflows of `root` in the same order. The
+// store keeps a definition, so no credential may be in it: an inline header
+// whose name says it carries one (Authorization, a token, a key...) in a
+// destination a workflow takes is refused (header_files keeps it out of the
+// text), and a proxy URL's user:password@ is left out of the copy.
+absl::Status DefineWorkflows(const Checker& checker, const Node& root,
                              std::vector<workflow::WorkflowSpec>* workflows);
 
 }  // namespace outbox::config_internal

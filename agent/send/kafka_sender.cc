@@ -67,9 +67,11 @@ SendResult SendResultFromKafka(const KafkaResult& r,
     // names Kafka already (KafkaDeliveryStatus: "Kafka: Broker: ...").
     out.outcome = DeliveryOutcome::kDeadLetter;
     out.answer = std::string(r.status.message());
-  } else if (absl::IsPermissionDenied(r.status)) {
-    // The cluster's ACLs refuse this client, not the record: held until
-    // they are fixed, as for an HTTP 403.
+  } else if (absl::IsPermissionDenied(r.status) ||
+             absl::IsFailedPrecondition(r.status)) {
+    // The cluster's ACLs refuse this client, or the broker the device's
+    // clock (a timestamp out of its bounds), not the record: held until
+    // they are fixed, as for an HTTP 401 or 403.
     out.outcome = DeliveryOutcome::kHoldDestination;
     out.answer = std::string(r.status.message());
   } else {

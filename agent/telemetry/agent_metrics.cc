@@ -53,6 +53,12 @@ void AddDestinations(const std::vector<AgentMetrics::DestinationState>& ds,
       "outbox_destination_refused", Type::kGauge,
       "1 while the destination refuses this device (HTTP 401 or 403, not "
       "authorized) and its events are held, until another answer.");
+  MetricFamily fuse = Family(
+      "outbox_dead_letter_fuse_tripped", Type::kGauge,
+      "1 while the destination is held by its dead-letter fuse: its receiver "
+      "dead-lettered dead_letter_fuse events in a row with one answer, and "
+      "its events wait (outbox_destination_refused is 1 too), until an "
+      "answer of another kind.");
   MetricFamily unreachable =
       Family("outbox_destination_unreachable_seconds_total", Type::kCounter,
              "Time the destination was unreachable since the agent started.");
@@ -63,6 +69,7 @@ void AddDestinations(const std::vector<AgentMetrics::DestinationState>& ds,
     reachable.samples.push_back({"", labels, d.snapshot.reachable ? 1.0 : 0.0});
     paused.samples.push_back({"", labels, d.snapshot.paused ? 1.0 : 0.0});
     refused.samples.push_back({"", labels, d.snapshot.refused ? 1.0 : 0.0});
+    fuse.samples.push_back({"", labels, d.fuse_tripped ? 1.0 : 0.0});
     unreachable.samples.push_back(
         {"", labels, absl::ToDoubleSeconds(d.snapshot.unreachable)});
   }
@@ -70,6 +77,7 @@ void AddDestinations(const std::vector<AgentMetrics::DestinationState>& ds,
   out->push_back(std::move(reachable));
   out->push_back(std::move(paused));
   out->push_back(std::move(refused));
+  out->push_back(std::move(fuse));
   out->push_back(std::move(unreachable));
 }
 

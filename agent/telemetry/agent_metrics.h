@@ -65,8 +65,9 @@ class AgentMetrics {
     std::string name;
     std::string kind;  // "http", "mqtt" or "kafka": the `kind` label
     Reachability::Snapshot snapshot;
-    uint64_t pending = 0;   // pending events routed to it
-    double per_second = 0;  // delivered to it lately (DrainRate)
+    bool fuse_tripped = false;  // held by its dead-letter fuse
+    uint64_t pending = 0;       // pending events routed to it
+    double per_second = 0;      // delivered to it lately (DrainRate)
   };
 
   AgentMetrics();

@@ -49,6 +49,7 @@ constexpr Named kEvents[] = {
     {LogEvent::kFatalError, "fatal_error"},
     {LogEvent::kEventsEvicted, "events_evicted"},
     {LogEvent::kEventsExpired, "events_expired"},
+    {LogEvent::kDeadLetterFuse, "dead_letter_fuse"},
 };
 
 // Each entry sits at its enum value's index, so LogEventName is a lookup.
@@ -60,7 +61,7 @@ constexpr bool InEnumOrder() {
 }
 static_assert(InEnumOrder(), "kEvents must follow LogEvent's order");
 static_assert(std::size(kEvents) ==
-                  static_cast<size_t>(LogEvent::kEventsExpired) + 1,
+                  static_cast<size_t>(LogEvent::kDeadLetterFuse) + 1,
               "every LogEvent needs a name");
 
 }  // namespace

@@ -103,7 +103,8 @@ void AgentImpl::WriteMetrics() {
         PendingPerDestination();
     for (const Destination& d : config_.destinations) {
       destinations.push_back({d.name, KindLabel(d.kind),
-                              reachability_.Of(d.name, steady), pending[d.name],
+                              reachability_.Of(d.name, steady),
+                              fuse_.tripped(d.name), pending[d.name],
                               drain_rate_.PerSecond(d.name, steady)});
     }
     s = WriteFileAtomically(

@@ -138,6 +138,55 @@ TEST(ConfigWorkflowTest, AReferenceToALaterStepIsRefused) {
               HasSubstr("reads step \"b\", which does not run before"));
 }
 
+// A workflow's definition is kept in the store, which must never hold a
+// credential: an inline header named like one, in a destination a workflow
+// takes, is refused with its line (header_files keeps the value out of the
+// text); elsewhere it is the plain events' business, and allowed.
+TEST(ConfigWorkflowTest, AnInlineCredentialHeaderOfAWorkflowsDestination) {
+  const std::string base = R"(
+    destinations { name: "pay" url: "http://127.0.0.1:1/pay"
+      headers { key: "X-Tenant" value: "shop-7" }
+      headers { key: "Authorization" value: "Bearer s3cr3t" } }
+    routes { event_type: "*" destination: "pay" })";
+  ASSERT_OUTBOX_OK(ParseAgentConfig(base, "cfg.textproto"));
+  const absl::StatusOr<AgentConfig> refused =
+      ParseAgentConfig(absl::StrCat(base, R"(
+    workflows { event_type: "order.created"
+      steps { name: "charge" destination: "pay" } })"),
+                       "cfg.textproto");
+  ASSERT_TRUE(absl::IsInvalidArgument(refused.status())) << refused.status();
+  EXPECT_THAT(refused.status().message(), HasSubstr("cfg.textproto:4:"));
+  EXPECT_THAT(refused.status().message(), HasSubstr("\"Authorization\""));
+  EXPECT_THAT(refused.status().message(), HasSubstr("header_files"));
+  EXPECT_THAT(refused.status().message(), ::testing::Not(HasSubstr("s3cr3t")));
+  for (const char* name : {"X-Api-Key", "X-Auth-Token", "Cookie"}) {
+    SCOPED_TRACE(name);
+    EXPECT_FALSE(ParseAgentConfig(absl::StrCat(R"(destinations { name: "pay"
+        url: "http://127.0.0.1:1/pay" headers { key: ")",
+                                               name, R"(" value: "v" } }
+        workflows { event_type: "o" steps { name: "a" destination: "pay" } })"),
+                                  "cfg.textproto")
+                     .ok());
+  }
+}
+
+// A proxy's user:password@ is left out of the kept definition.
+TEST(ConfigWorkflowTest, TheDefinitionKeepsNoProxyCredentials) {
+  absl::StatusOr<AgentConfig> config = ParseAgentConfig(
+      R"(destinations { name: "pay" url: "http://127.0.0.1:1/pay"
+           proxy: "http://till:pa55word@proxy.example:3128" }
+         workflows { event_type: "o" steps { name: "a" destination: "pay" } })",
+      "cfg.textproto");
+  ASSERT_OUTBOX_OK(config);
+  const std::string& text = config->workflows[0].definition;
+  EXPECT_THAT(text, HasSubstr("http://proxy.example:3128"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("pa55word")));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("till:")));
+  // The running destination keeps its credentials.
+  EXPECT_EQ(config->destinations[0].proxy,
+            "http://till:pa55word@proxy.example:3128");
+}
+
 TEST(ConfigWorkflowTest, ARevertMayReadItsOwnStepsResponse) {
   ASSERT_OUTBOX_OK(Parse(R"(workflows { event_type: "o"
       steps { name: "a" destination: "fraud"

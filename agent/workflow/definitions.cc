@@ -2,6 +2,7 @@
 
 #include "agent/workflow/definitions.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/escaping.h"
@@ -105,6 +106,44 @@ void WorkflowDefinitions::Attach(const WorkflowRun& run, Settlement* s) const {
   }
   s->workflow_definition_id = run.spec->definition_id;
   s->workflow_definition = run.spec->definition;
+}
+
+std::vector<std::string> WorkflowDefinitions::ConfiguredIds() const {
+  std::vector<std::string> ids;
+  for (const workflow::WorkflowSpec& w : config_->workflows) {
+    if (!w.definition_id.empty()) ids.push_back(w.definition_id);
+  }
+  return ids;
+}
+
+bool WorkflowDefinitions::HoldsUnconfigured() const {
+  const std::vector<std::string> configured = ConfiguredIds();
+  const absl::flat_hash_set<std::string> current(configured.begin(),
+                                                 configured.end());
+  for (const auto& [id, stored] : stored_) {
+    if (!current.contains(id)) return true;
+  }
+  return false;
+}
+
+void WorkflowDefinitions::Forget(const std::vector<std::string>& ids) {
+  for (const std::string& id : ids) {
+    auto it = stored_.find(id);
+    if (it == stored_.end()) continue;
+    if (it->second.loaded != nullptr) {
+      // Its spec may be listed for its type's lane gate: drop it there.
+      std::vector<const workflow::WorkflowSpec*>& specs =
+          loaded_by_type_[it->second.type];
+      specs.erase(std::remove(specs.begin(), specs.end(),
+                              &it->second.loaded->workflows[0]),
+                  specs.end());
+    }
+    stored_.erase(it);
+  }
+  stored_types_.clear();
+  for (const auto& [id, stored] : stored_) {
+    if (!stored.type.empty()) stored_types_.insert(stored.type);
+  }
 }
 
 void WorkflowDefinitions::Written(const Settlement& s) {

@@ -90,6 +90,16 @@ class WorkflowDefinitions {
   // `s` was written: the definition it carried is stored.
   void Written(const Settlement& s);
 
+  // The ids of the configuration's definitions.
+  std::vector<std::string> ConfiguredIds() const;
+  // Whether the store holds a definition the configuration does not have
+  // (one Store::PurgeWorkflowDefinitions may delete).
+  bool HoldsUnconfigured() const;
+  // The store deleted the definitions `ids` (no workflow names them): they
+  // are no longer stored, so one that comes back into the configuration is
+  // attached again.
+  void Forget(const std::vector<std::string>& ids);
+
   // The destinations the configuration does not have, of the stored
   // definitions loaded since the last call (the agent tracks their
   // reachability); usually none.

@@ -33,6 +33,9 @@ class AgentAckSyncTest : public testing::PowerCutStoreTest {
     options_.clock = &clock_;
     Open();
   }
+  // The store reads clock_ until it is closed (Options::clock must outlive
+  // it), and clock_ goes before the base class's members.
+  void TearDown() override { store_.reset(); }
 
   void CommitSales(int n) {
     for (int i = 0; i < n; ++i) {

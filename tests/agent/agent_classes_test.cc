@@ -30,6 +30,12 @@ class AgentClassesTest : public testing::AgentSinkTest {
     // Ahead of the store's newest time (the system clock's), so trusted.
     clock_.Set(absl::Now() + absl::Minutes(1));
   }
+  // A store OpenWith opened reads clock_ until it is closed (Options::clock
+  // must outlive it), and clock_ goes before the base class's members.
+  void TearDown() override {
+    AgentSinkTest::TearDown();
+    store_.reset();
+  }
 
   // Reopens the store with `classes`, on the fake clock.
   void OpenWith(std::vector<EventClass> classes) {
@@ -151,6 +157,30 @@ TEST_F(AgentClassesTest, ExpiryWaitsWhileTheClockIsBehindTheStoresMark) {
   clock_.Advance(absl::Seconds(20));
   Rounds(agent.get());
   EXPECT_EQ(Expired(), 1u);
+}
+
+// The classes live in the store (Options::event_classes); a configuration
+// that names none still runs over them. A workflow whose event type falls in
+// an evictable class could lose its event half-way, and its compensation
+// would never run: refused whether or not the configuration names classes.
+TEST_F(AgentClassesTest, AWorkflowInAnEvictableClassOfTheStoreIsRefused) {
+  EventClass orders = Telemetry(absl::Hours(1));
+  orders.name = "orders";
+  orders.event_types = {"order.*"};
+  ASSERT_NO_FATAL_FAILURE(OpenWith({orders}));
+  const std::string config = absl::StrCat(Config(), R"(
+      workflows { event_type: "order.created"
+        steps { name: "reserve" destination: "sink" } })");
+  AgentOptions options;
+  options.config_text = config;
+  options.clock = &clock_;
+  auto agent = Agent::Create(store_.get(), std::move(options));
+  ASSERT_FALSE(agent.ok()) << "a workflow's events could be evicted";
+  EXPECT_EQ(agent.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(agent.status().message().find("order.created"), std::string::npos)
+      << agent.status();
+  EXPECT_NE(agent.status().message().find("orders"), std::string::npos)
+      << agent.status();
 }
 
 // A program that opens its store from the agent's configuration file

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/agent_fixture.h"
 #include "tests/testing/kafka_cluster.h"
@@ -164,6 +165,36 @@ TEST_F(AgentKafkaTest, AnAuthorizationErrorHoldsTheDestinationThenDelivers) {
   std::vector<std::string> got;
   for (const ConsumedMessage& m : Log()) got.push_back(m.Header("event-id"));
   EXPECT_EQ(got, ids);
+}
+
+// A broker with message.timestamp.difference.max.ms refuses a record whose
+// timestamp is too far from its clock: a verdict on the device's clock, not
+// on the event, so the destination is held as for an authorization error
+// and nothing is dead-lettered (else a wrong clock empties the queue).
+TEST_F(AgentKafkaTest, ATimestampRefusalHoldsTheDestinationThenDelivers) {
+  cluster_->FailNextProduces({RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP,
+                              RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP});
+  const std::vector<std::string> ids = CommitEvents(3);
+  auto agent = MakeAgent(KafkaConfig());
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  EXPECT_EQ(agent->stats().dead_lettered, 0u);
+  EXPECT_EQ(agent->stats().retries_scheduled, 0u);
+  EXPECT_GE(agent->stats().refused_results, 1u);
+  int refused = 0;
+  for (const LogRecord& r : agent_log_) {
+    if (r.event != LogEvent::kDestinationRefused) continue;
+    ++refused;
+    EXPECT_NE(r.message.find("clock"), std::string::npos) << r.message;
+  }
+  EXPECT_EQ(refused, 1);
+  auto dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  EXPECT_TRUE(dead->empty());
+  std::vector<std::string> got;
+  for (const ConsumedMessage& m : Log()) got.push_back(m.Header("event-id"));
+  // Unkeyed: each once, in no promised order.
+  EXPECT_THAT(got, ::testing::UnorderedElementsAreArray(ids));
 }
 
 TEST_F(AgentKafkaTest, PermanentBrokerErrorDeadLettersWithTheReason) {

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "outbox/agent.h"
+#include "proto/storage.pb.h"
 #include "tests/testing/in_process_agent.h"
 #include "tests/testing/network_namespace.h"
 #include "tests/testing/skip.h"
@@ -173,6 +174,72 @@ TEST_F(AgentTimersTest, RetentionDeletesOldDeadLettersAndCountsThem) {
   ASSERT_OUTBOX_OK(stats);
   EXPECT_EQ(stats->dead_letters_purged, 1u);
   EXPECT_EQ(stats->dead_letters, 1u);
+}
+
+// Housekeeping deletes by age only with the store's own clock: a wall
+// clock 40 days ahead (a fast RTC, an NTP glitch, a year typed wrong) makes
+// minutes-old dead letters look older than their retention. Nothing is
+// purged until their retention has passed on the store's clock.
+TEST_F(AgentTimersTest, AClockSetAheadPurgesNoDeadLetter) {
+  for (int i = 0; i < 5; ++i) {
+    CommitEvent(MakeEvent("sale"));
+    ASSERT_OUTBOX_OK(store_->MoveToDeadLetters(OnlyDue(), "rejected"));
+  }
+  clock_.Advance(absl::Minutes(5));
+  clock_.Set(clock_.Now() + absl::Hours(24 * 40));  // the wall clock only
+  auto agent = MakeAgent(R"(
+    destinations { name: "sink" url: "http://sink.test/" }
+    routes { event_type: "*" destination: "sink" }
+    agent { dead_letter_retention: "720h" }
+  )");
+  ASSERT_NE(agent, nullptr);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_OUTBOX_OK(agent->RunOnce());
+    clock_.Advance(absl::Hours(2));  // past the housekeeping interval
+  }
+  auto stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->dead_letters, 5u);
+  EXPECT_EQ(stats->dead_letters_purged, 0u);
+  // The retention passes on the store's clock: then they go.
+  clock_.Advance(absl::Hours(720));
+  ASSERT_OUTBOX_OK(agent->RunOnce());
+  stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->dead_letters, 0u);
+  EXPECT_EQ(stats->dead_letters_purged, 5u);
+}
+
+// A kept workflow definition goes once no stored workflow names it and the
+// configuration does not have it: here the one workflow that ran under it
+// is purged by workflow_retention, and the same housekeeping round deletes
+// the definition (a row per configuration edit would otherwise pile up).
+TEST_F(AgentTimersTest, ADefinitionNoWorkflowNamesIsDeletedAtHousekeeping) {
+  const std::string id = CommitEvent(MakeEvent("order.created"));
+  storage::WorkflowState done;
+  done.set_phase(storage::WORKFLOW_PHASE_COMPLETED);
+  done.set_definition("wd1-edited-away");
+  done.set_finished_unix_ms(absl::ToUnixMillis(clock_.Now()));
+  Settlement s;
+  s.kind = Settlement::Kind::kDelivered;
+  s.event = OnlyDue();
+  s.workflow_state = done.SerializeAsString();
+  s.workflow_definition_id = "wd1-edited-away";
+  s.workflow_definition = "workflows { event_type: \"order.created\" }";
+  ASSERT_OUTBOX_OK(store_->Settle({s}));
+  clock_.Advance(absl::Hours(721));
+  auto agent = MakeAgent(R"(
+    destinations { name: "sink" url: "http://sink.test/" }
+    routes { event_type: "*" destination: "sink" }
+    workflows { event_type: "refund.created"
+      steps { name: "refund" destination: "sink" } }
+  )");
+  ASSERT_NE(agent, nullptr);
+  ASSERT_OUTBOX_OK(agent->RunOnce());
+  EXPECT_TRUE(absl::IsNotFound(store_->GetWorkflow(id).status()));
+  auto definitions = store_->ListWorkflowDefinitions();
+  ASSERT_OUTBOX_OK(definitions);
+  EXPECT_TRUE(definitions->empty());
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "gtest/gtest.h"
 #include "outbox/store.h"
 #include "platform/child_process.h"
+#include "tests/testing/fake_clock.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
@@ -73,16 +74,16 @@ class FaketimeTest : public ::testing::Test {
         agent_settings, " }\n");
   }
 
-  // Runs outbox-agent --drain-and-exit, `years_back` years in the past when
-  // not 0; returns its exit code. Its stderr goes to `name`.err.
-  int Drain(int years_back, const std::string& name) {
+  // Runs outbox-agent --drain-and-exit with its wall clock moved by
+  // `offset` (faketime's "-6y", "+40d"; "" leaves it right); returns its
+  // exit code. Its stderr goes to `name`.err.
+  int Drain(const std::string& offset, const std::string& name) {
     std::vector<std::string> command;
-    if (years_back != 0) {
+    if (!offset.empty()) {
       // The monotonic clock stays real, as on the board: only the wall
       // clock is wrong there.
       command = {"/usr/bin/env", "FAKETIME_DONT_FAKE_MONOTONIC=1",
-                 OUTBOX_FAKETIME_BINARY, "-f",
-                 absl::StrCat("-", years_back, "y")};
+                 OUTBOX_FAKETIME_BINARY, "-f", offset};
     }
     for (const char* arg : {OUTBOX_AGENT_BINARY, "--db", "", "--config", "",
                             "--drain-and-exit", "--log-format", "json"}) {
@@ -113,7 +114,7 @@ class FaketimeTest : public ::testing::Test {
 
 TEST_F(FaketimeTest, SixYearsBackSendsNothingThenTheRightClockDeliversAll) {
   WriteConfig("");
-  EXPECT_EQ(Drain(6, "stale"), 3);  // events wait
+  EXPECT_EQ(Drain("-6y", "stale"), 3);  // events wait
   const std::string stale = ReadFile(dir_.Sub("stale.err"));
   EXPECT_EQ(Count(stale, R"("event":"clock_untrusted")"), 1u) << stale;
   EXPECT_EQ(ReadFile(dir_.Sub("sink.log")), "") << "nothing may leave";
@@ -121,7 +122,7 @@ TEST_F(FaketimeTest, SixYearsBackSendsNothingThenTheRightClockDeliversAll) {
   EXPECT_EQ(stats.pending_events, ids_.size());
   EXPECT_EQ(stats.dead_letters, 0u);
 
-  EXPECT_EQ(Drain(0, "right"), 0);
+  EXPECT_EQ(Drain("", "right"), 0);
   const std::string log = ReadFile(dir_.Sub("sink.log"));
   EXPECT_EQ(Count(log, "\"status\":200"), ids_.size()) << log;
   EXPECT_EQ(Count(log, "\"signature_valid\":true"), ids_.size()) << log;
@@ -135,7 +136,7 @@ TEST_F(FaketimeTest, SixYearsBackSendsNothingThenTheRightClockDeliversAll) {
 
 TEST_F(FaketimeTest, WithTheCheckOffTheReceiverRefusesAndNothingIsBuried) {
   WriteConfig(R"(clock_tolerance: "0")");
-  EXPECT_EQ(Drain(6, "stale"), 3);
+  EXPECT_EQ(Drain("-6y", "stale"), 3);
   const std::string log = ReadFile(dir_.Sub("sink.log"));
   EXPECT_GE(Count(log, "webhook-timestamp outside tolerance"), 1u) << log;
   EXPECT_EQ(Count(log, "\"status\":200"), 0u) << log;
@@ -145,6 +146,51 @@ TEST_F(FaketimeTest, WithTheCheckOffTheReceiverRefusesAndNothingIsBuried) {
   const Stats stats = StoreStats();
   EXPECT_EQ(stats.pending_events, ids_.size());
   EXPECT_EQ(stats.dead_letters, 0u);
+}
+
+// A clock 40 days ahead (a fast RTC, an NTP glitch, a year typed wrong)
+// once made the first housekeeping round purge every dead letter and
+// idempotency key, minutes old, as older than their retention. Deletion by
+// age now uses the store's own clock, which a wall clock cannot move.
+TEST_F(FaketimeTest, FortyDaysAheadPurgesNoDeadLetterAndForgetsNoKey) {
+  auto keyed = [] {
+    Txn txn;
+    txn.Put("sales", "sale-keyed", "{}");
+    txn.SetIdempotencyKey("till-7/sale-1", "201");
+    return txn;
+  };
+  {
+    Options options;
+    options.tables = {"sales"};
+    auto store = Store::Open(options, dir_.Sub("db"));
+    ASSERT_OUTBOX_OK(store);
+    auto due = (*store)->NextDue(100);
+    ASSERT_OUTBOX_OK(due);
+    ASSERT_EQ(due->events.size(), ids_.size());
+    for (const PendingEvent& e : due->events) {
+      ASSERT_OUTBOX_OK((*store)->MoveToDeadLetters(e, "rejected: 400"));
+    }
+    ASSERT_OUTBOX_OK((*store)->Commit(keyed()));
+    ASSERT_OUTBOX_OK((*store)->Close());
+  }
+  WriteConfig("");
+  EXPECT_EQ(Drain("+40d", "ahead"), 0);
+  const std::string log = ReadFile(dir_.Sub("ahead.err"));
+  EXPECT_EQ(Count(log, "dead_letters_purged"), 0u) << log;
+  const Stats stats = StoreStats();
+  EXPECT_EQ(stats.dead_letters, ids_.size());
+  EXPECT_EQ(stats.dead_letters_purged, 0u);
+  // The till's application retries its commit, with the clock still ahead.
+  testing::FakeClock ahead(absl::Now() + absl::Hours(24 * 40));
+  Options options;
+  options.tables = {"sales"};
+  options.clock = &ahead;
+  auto store = Store::Open(options, dir_.Sub("db"));
+  ASSERT_OUTBOX_OK(store);
+  auto again = (*store)->Commit(keyed());
+  ASSERT_OUTBOX_OK(again);
+  EXPECT_TRUE(again->duplicate) << "the sale would be stored twice";
+  ASSERT_OUTBOX_OK((*store)->Close());
 }
 
 }  // namespace

@@ -215,8 +215,9 @@ absl::StatusOr<size_t> ObservedStore::PurgeExpiredIdempotencyKeys() {
   return purged;
 }
 
-absl::StatusOr<size_t> ObservedStore::PurgeDeadLetters(absl::Time cutoff) {
-  absl::StatusOr<size_t> purged = base_->PurgeDeadLetters(cutoff);
+absl::StatusOr<size_t> ObservedStore::PurgeDeadLetters(
+    absl::Duration older_than) {
+  absl::StatusOr<size_t> purged = base_->PurgeDeadLetters(older_than);
   Synced(purged.status(), purged.ok() && *purged > 0);
   return purged;
 }
@@ -240,6 +241,14 @@ absl::StatusOr<bool> ObservedStore::HasWorkflowStates() {
   return base_->HasWorkflowStates();
 }
 
+absl::StatusOr<std::vector<std::string>>
+ObservedStore::PurgeWorkflowDefinitions(const std::vector<std::string>& keep) {
+  absl::StatusOr<std::vector<std::string>> purged =
+      base_->PurgeWorkflowDefinitions(keep);
+  Synced(purged.status(), purged.ok() && !purged->empty());
+  return purged;
+}
+
 absl::Status ObservedStore::RetryWorkflow(absl::string_view event_id,
                                           absl::string_view state) {
   absl::Status s = base_->RetryWorkflow(event_id, state);
@@ -248,8 +257,8 @@ absl::Status ObservedStore::RetryWorkflow(absl::string_view event_id,
 }
 
 absl::StatusOr<size_t> ObservedStore::PurgeFinishedWorkflows(
-    absl::Time cutoff) {
-  absl::StatusOr<size_t> purged = base_->PurgeFinishedWorkflows(cutoff);
+    absl::Duration older_than) {
+  absl::StatusOr<size_t> purged = base_->PurgeFinishedWorkflows(older_than);
   Synced(purged.status(), purged.ok() && *purged > 0);
   return purged;
 }

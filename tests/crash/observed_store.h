@@ -72,13 +72,14 @@ class ObservedStore final : public Store {
   absl::StatusOr<DeadLetter> FindDeadLetter(absl::string_view id) override;
   absl::StatusOr<PendingEvent> FindPending(absl::string_view id) override;
   absl::StatusOr<size_t> PurgeExpiredIdempotencyKeys() override;
-  absl::StatusOr<size_t> PurgeDeadLetters(absl::Time cutoff) override;
+  absl::StatusOr<size_t> PurgeDeadLetters(absl::Duration older_than) override;
   absl::Status PurgeDeadLetter(absl::string_view id) override;
   absl::StatusOr<Stats> GetStats() override;
   absl::StatusOr<std::vector<LanePending>> PendingByLane() override {
     return base_->PendingByLane();
   }
   absl::Time WallClockMark() const override { return base_->WallClockMark(); }
+  absl::Time StoreClockNow() const override { return base_->StoreClockNow(); }
   absl::Status ResetWallClockMark() override {
     return base_->ResetWallClockMark();
   }
@@ -89,9 +90,12 @@ class ObservedStore final : public Store {
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
   ListWorkflowDefinitions() override;
   absl::StatusOr<bool> HasWorkflowStates() override;
+  absl::StatusOr<std::vector<std::string>> PurgeWorkflowDefinitions(
+      const std::vector<std::string>& keep) override;
   absl::Status RetryWorkflow(absl::string_view event_id,
                              absl::string_view state) override;
-  absl::StatusOr<size_t> PurgeFinishedWorkflows(absl::Time cutoff) override;
+  absl::StatusOr<size_t> PurgeFinishedWorkflows(
+      absl::Duration older_than) override;
   absl::StatusOr<VerifyReport> Verify() override { return base_->Verify(); }
   void SetWakeup(std::function<void()> wakeup) override;
 

@@ -52,9 +52,10 @@
 //   6. A repeated idempotency key (within the window) is answered as a
 //      duplicate with the first commit's ids and never writes a second set
 //      of records or events; an in-doubt commit retried after the cut is
-//      written exactly once. The window is wall-clock time: a key is still
-//      repeated after the clock went back, but not once the clock may have
-//      passed its window (SoakModel::OnWallClockSet).    [idempotency_broken]
+//      written exactly once. The window runs on the store clock
+//      (Store::StoreClockNow), which no jump of the wall clock moves: a key
+//      is still a duplicate after the wall clock jumped six years either
+//      way.                                                [idempotency_broken]
 //   7. Nothing comes back: a commit a reopen showed absent, or an event that
 //      was delivered, never reappears.                          [resurrected]
 //   8. The persisted queue state (outbox.meta, read through RocksDB before

@@ -56,29 +56,7 @@ void SoakModel::MakeOwner(size_t index, std::vector<Violation>* out) {
     return;
   }
   owners_[key] = index;
-  if (!KeyMayHaveExpired(key)) committed_keys_.emplace_back(t.commit_time, key);
-}
-
-void SoakModel::OnWallClockSet(absl::Time before, absl::Time after,
-                               absl::Duration window) {
-  const absl::Time cutoff = std::max(before, after) - window / 2;
-  for (const auto& [key, owner] : owners_) {
-    if (txns_[owner].commit_time <= cutoff) expired_keys_.insert(key);
-  }
-  // An in-doubt commit with a key of its own may be in the store.
-  for (size_t index : in_doubt_) {
-    const ModelTxn& t = txns_[index];
-    const std::string& key = t.txn.idempotency_key();
-    if (!key.empty() && OwnerOf(key) < 0 && t.commit_time <= cutoff) {
-      expired_keys_.insert(key);
-    }
-  }
-  committed_keys_.erase(
-      std::remove_if(committed_keys_.begin(), committed_keys_.end(),
-                     [this](const std::pair<absl::Time, std::string>& k) {
-                       return KeyMayHaveExpired(k.second);
-                     }),
-      committed_keys_.end());
+  committed_keys_.emplace_back(t.commit_time, key);
 }
 
 void SoakModel::OnCommit(size_t index,
@@ -185,10 +163,10 @@ void SoakModel::OnCommitted(size_t index) {
 }
 
 void SoakModel::AllowPurge(const std::vector<DeadLetter>& dead,
-                           absl::Time cutoff) {
+                           absl::Duration older_than) {
   for (const DeadLetter& d : dead) {
     auto it = events_.find(d.event.id);
-    if (it != events_.end() && d.dead_at < cutoff) {
+    if (it != events_.end() && d.dead_for > older_than) {
       it->second.purge_allowed = true;
     }
   }

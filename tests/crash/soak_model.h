@@ -44,7 +44,7 @@ struct ModelTxn {
   std::string record_value;
   State state = State::kInDoubt;
   uint64_t commit_order = 0;  // of the Commit call that decided its state
-  absl::Time commit_time;     // the store's clock at that call
+  absl::Time commit_time;     // the store clock (StoreClockNow) at that call
   int cycle = 0;              // of that call
   bool acknowledged = false;  // a Commit of it returned OK
   // Every event delivered (2xx) or purged as a dead letter, and not in the
@@ -82,23 +82,11 @@ class SoakModel {
   // The committed owner of `key`, or -1.
   int64_t OwnerOf(const std::string& key) const;
 
-  // The wall clock was set from `before` to `after`, a jump either way. The
-  // store forgets an idempotency key Options::idempotency_window (`window`)
-  // after its commit by the wall clock, and a key once purged stays gone
-  // whatever the clock does next. So a key committed `window` / 2 (the
-  // margin repeats keep, see MakeSoakTxn) or more before either time may be
-  // gone from now on: it is no longer offered for repeats, and transactions
-  // with it are no longer retried (the store may rightly write them anew).
-  void OnWallClockSet(absl::Time before, absl::Time after,
-                      absl::Duration window);
-  // Whether the store may have forgotten `key` (see OnWallClockSet).
-  bool KeyMayHaveExpired(const std::string& key) const {
-    return expired_keys_.contains(key);
-  }
-
-  // Before PurgeDeadLetters(cutoff): the dead letters (as listed just
-  // before) that the purge may delete are allowed to vanish.
-  void AllowPurge(const std::vector<DeadLetter>& dead, absl::Time cutoff);
+  // Before PurgeDeadLetters(older_than): the dead letters (as listed just
+  // before, no clock moving between) that the purge may delete, dead for
+  // longer than `older_than` on the store clock, are allowed to vanish.
+  void AllowPurge(const std::vector<DeadLetter>& dead,
+                  absl::Duration older_than);
 
   // Dead letters in the order of their transactions' serials (not their
   // random ids), so that a seed picks the same one every run.
@@ -188,7 +176,6 @@ class SoakModel {
   absl::flat_hash_map<std::string, ModelEvent> events_;  // by event id
   absl::flat_hash_map<std::string, size_t> owners_;  // idempotency key -> txn
   std::vector<std::pair<absl::Time, std::string>> committed_keys_;
-  absl::flat_hash_set<std::string> expired_keys_;  // see OnWallClockSet
   std::vector<size_t> in_doubt_;
   std::vector<size_t> open_;  // committed or duplicate, not settled
   // Settled, duplicate and absent transactions, in rolling-check order.

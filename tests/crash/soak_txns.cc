@@ -32,9 +32,9 @@ int Uniform(int lo, int hi, std::mt19937_64* gen) {
 
 }  // namespace
 
-ModelTxn MakeSoakTxn(uint64_t serial, absl::Time now, absl::Duration window,
-                     const SoakModel& model, std::mt19937_64* gen,
-                     OrderingKeySlot keys) {
+ModelTxn MakeSoakTxn(uint64_t serial, absl::Time now, absl::Time store_now,
+                     absl::Duration window, const SoakModel& model,
+                     std::mt19937_64* gen, OrderingKeySlot keys) {
   const int choices = (kSoakOrderingKeys - 1 - keys.slot) / keys.slots + 1;
   ModelTxn t;
   t.serial = serial;
@@ -80,7 +80,7 @@ ModelTxn MakeSoakTxn(uint64_t serial, absl::Time now, absl::Duration window,
     const auto& keys = model.committed_keys();
     std::vector<const std::string*> recent;
     for (size_t i = keys.size(); i > 0 && keys.size() - i < kRecentKeys; --i) {
-      if (now - keys[i - 1].first < window / 2) {
+      if (store_now - keys[i - 1].first < window / 2) {
         recent.push_back(&keys[i - 1].second);
       }
     }

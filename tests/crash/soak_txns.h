@@ -31,10 +31,13 @@ struct OrderingKeySlot {
 // seconds from `now`, a fifth of them running the soak's workflow; 10%
 // cancel a recent workflow `model` knows committed (Txn::Cancel); 40% with
 // a fresh idempotency key, and 10% repeating the key of a transaction
-// `model` knows committed less than `window` / 2 ago (the store must answer
-// those as duplicates and write nothing).
-ModelTxn MakeSoakTxn(uint64_t serial, absl::Time now, absl::Duration window,
-                     const SoakModel& model, std::mt19937_64* gen,
+// `model` knows committed less than `window` / 2 ago on the store clock
+// (`store_now`, Store::StoreClockNow: the window's own clock, which no jump
+// of the wall clock moves): the store must answer those as duplicates and
+// write nothing.
+ModelTxn MakeSoakTxn(uint64_t serial, absl::Time now, absl::Time store_now,
+                     absl::Duration window, const SoakModel& model,
+                     std::mt19937_64* gen,
                      OrderingKeySlot keys = OrderingKeySlot());
 
 }  // namespace outbox::testing

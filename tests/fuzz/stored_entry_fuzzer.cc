@@ -73,8 +73,8 @@ bool DecodeAndReencode(absl::string_view family, absl::string_view value,
 
 // ToEntry(ToPendingEvent(entry)) must keep every field. Unknown fields (a
 // newer library's) are not carried by PendingEvent, nor are
-// scheduled_unix_ms and created_clock_behind (the store's own scheduling
-// and expiry records); a first or last
+// scheduled_unix_ms, created_clock_behind and created_store_clock_ms (the
+// store's own scheduling and expiry records); a first or last
 // attempt at the int64 minimum reads as "never attempted" (InfinitePast),
 // which is stored as 0: all expected differences, not findings.
 void CheckRoundTrip(const OutboxEntry& entry) {
@@ -82,6 +82,7 @@ void CheckRoundTrip(const OutboxEntry& entry) {
   expected.DiscardUnknownFields();
   expected.clear_scheduled_unix_ms();
   expected.clear_created_clock_behind();
+  expected.clear_created_store_clock_ms();
   if (expected.first_attempt_unix_ms() == std::numeric_limits<int64_t>::min()) {
     expected.set_first_attempt_unix_ms(0);
   }

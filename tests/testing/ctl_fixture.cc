@@ -65,6 +65,15 @@ std::string CtlTest::Commit(const Event& event) {
   return id;
 }
 
+void CtlTest::AgeStore(absl::Duration d) {
+  testing::FakeClock clock(absl::Now());
+  std::unique_ptr<Store> store = OpenStore(&clock);
+  if (store == nullptr) return;
+  clock.Advance(d);
+  EXPECT_OUTBOX_OK(store->Sync());
+  EXPECT_OUTBOX_OK(store->Close());
+}
+
 std::string CtlTest::MakeDeadLetter(absl::Time dead_at,
                                     const std::string& type) {
   return MakeDeadLetterAfter(dead_at, "HTTP 503", 503, "max attempts reached",

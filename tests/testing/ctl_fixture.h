@@ -53,6 +53,12 @@ class CtlTest : public ::testing::Test {
                                   int http_status, const std::string& reason,
                                   const std::string& type = "sale.created");
 
+  // Keeps the store open for `d` of a fake monotonic clock and persists its
+  // store clock (Store::StoreClockNow) with an empty synced write: everything
+  // in it is then `d` older for retention, as after `d` of a till's running
+  // time. (Setting the wall clock ages nothing: the store clock ignores it.)
+  void AgeStore(absl::Duration d);
+
   // Stdout of `result` parsed as one JSON document; a failure (and an empty
   // object) if it is not.
   nlohmann::json Json(const sink::ExitResult& result);

@@ -92,8 +92,8 @@ class ForwardingStore : public Store {
   absl::StatusOr<size_t> PurgeExpiredIdempotencyKeys() override {
     return base_->PurgeExpiredIdempotencyKeys();
   }
-  absl::StatusOr<size_t> PurgeDeadLetters(absl::Time cutoff) override {
-    return base_->PurgeDeadLetters(cutoff);
+  absl::StatusOr<size_t> PurgeDeadLetters(absl::Duration older_than) override {
+    return base_->PurgeDeadLetters(older_than);
   }
   absl::Status PurgeDeadLetter(absl::string_view id) override {
     return base_->PurgeDeadLetter(id);
@@ -103,6 +103,7 @@ class ForwardingStore : public Store {
     return base_->PendingByLane();
   }
   absl::Time WallClockMark() const override { return base_->WallClockMark(); }
+  absl::Time StoreClockNow() const override { return base_->StoreClockNow(); }
   absl::Status ResetWallClockMark() override {
     return base_->ResetWallClockMark();
   }
@@ -120,12 +121,17 @@ class ForwardingStore : public Store {
   absl::StatusOr<bool> HasWorkflowStates() override {
     return base_->HasWorkflowStates();
   }
+  absl::StatusOr<std::vector<std::string>> PurgeWorkflowDefinitions(
+      const std::vector<std::string>& keep) override {
+    return base_->PurgeWorkflowDefinitions(keep);
+  }
   absl::Status RetryWorkflow(absl::string_view id,
                              absl::string_view state) override {
     return base_->RetryWorkflow(id, state);
   }
-  absl::StatusOr<size_t> PurgeFinishedWorkflows(absl::Time cutoff) override {
-    return base_->PurgeFinishedWorkflows(cutoff);
+  absl::StatusOr<size_t> PurgeFinishedWorkflows(
+      absl::Duration older_than) override {
+    return base_->PurgeFinishedWorkflows(older_than);
   }
   absl::StatusOr<VerifyReport> Verify() override { return base_->Verify(); }
   void SetWakeup(std::function<void()> w) override {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "tools/ctl/command.h"
 #include "tools/ctl/store_access.h"
@@ -20,11 +20,12 @@ constexpr char kPurgeUsage[] =
     "\n"
     "Deletes the dead letters that died more than DURATION ago, except\n"
     "undecodable ones: they hold the only copy of damaged bytes, so age never\n"
-    "deletes them. `purge-dead ID` deletes the one dead letter ID, "
-    "undecodable\n"
-    "or not (look at it first with `show ID`). Prints how many were deleted;\n"
-    "`stats` counts every deletion (dead letters purged). Writes: stop\n"
-    "outbox-agent first.\n"
+    "deletes them. Age is measured on the store's own clock, the time the\n"
+    "store has been open, which a wall clock set ahead or back does not\n"
+    "move: nothing younger than DURATION is ever deleted. `purge-dead ID`\n"
+    "deletes the one dead letter ID, undecodable or not (look at it first\n"
+    "with `show ID`). Prints how many were deleted; `stats` counts every\n"
+    "deletion (dead letters purged). Writes: stop outbox-agent first.\n"
     "\n"
     "  --older-than D   a positive duration such as 72h, 30m or 1h30m\n"
     "                   (units: h, m, s, ms; no days)\n";
@@ -51,14 +52,13 @@ absl::Status PurgeOlderThan(const CommandContext& context,
   }
   OUTBOX_ASSIGN_OR_RETURN(std::unique_ptr<Store> store,
                           OpenForWriting(context.db));
-  const absl::Time cutoff = absl::Now() - age;
-  absl::StatusOr<size_t> purged = store->PurgeDeadLetters(cutoff);
+  absl::StatusOr<size_t> purged = store->PurgeDeadLetters(age);
   absl::Status closed = CloseStore(std::move(store));
   if (!purged.ok()) return purged.status();
   OUTBOX_RETURN_IF_ERROR(closed);
   Write(context.out, absl::StrCat("purged ", *purged, " dead letter",
-                                  *purged == 1 ? "" : "s", " that died before ",
-                                  FormatRfc3339(cutoff), "\n"));
+                                  *purged == 1 ? "" : "s", " older than ",
+                                  absl::FormatDuration(age), "\n"));
   return absl::OkStatus();
 }
 

@@ -74,7 +74,8 @@ struct AgentStats {
   // Answers that refused the device, not the event (HTTP 401/403, not
   // authorized): not attempts, the events stay pending.
   uint64_t refused_results = 0;
-  bool offline = false;  // every destination is unreachable now
+  bool offline = false;    // every destination is unreachable now
+  uint64_t in_flight = 0;  // requests started and not answered yet, now
 };
 
 // The delivery agent. One thread drives it: either Run() until Stop(), or a
@@ -102,8 +103,9 @@ class Agent {
   virtual absl::Status Run() = 0;
 
   // Delivers until nothing is due and nothing is in flight (events waiting
-  // for a retry time or for an unreachable destination stay pending), or
-  // until Stop(). Returns the number of events still pending.
+  // for a retry time or for an unreachable destination stay pending; events
+  // a rate limit holds are due, and it waits for them), or until Stop().
+  // Returns the number of events still pending.
   virtual absl::StatusOr<uint64_t> Drain() = 0;
 
   // For a firmware main loop: waits until there is work (fd() readable) or

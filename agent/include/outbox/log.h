@@ -108,7 +108,12 @@ enum class LogEvent {
   // record, with the class counts. At most one record per check (10 s), so
   // a burst is one line.
   kEventsEvicted,
-  kEventsExpired,  // the last one (log.cc checks that each has a name)
+  kEventsExpired,
+  // A destination's receiver dead-lettered dead_letter_fuse events in a row
+  // with the same answer (a 400 to everything, say): its events are held,
+  // not dead-lettered, and one probe at a time retries, until an answer of
+  // another kind (kDestinationReachable ends it). Once per spell.
+  kDeadLetterFuse,  // the last one (log.cc checks that each has a name)
 };
 
 // The stable name of `event`, e.g. "destination_unreachable".

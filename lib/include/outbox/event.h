@@ -74,7 +74,11 @@ struct PendingEvent {
 struct DeadLetter {
   PendingEvent event;
   std::string reason;
-  absl::Time dead_at;
+  absl::Time dead_at;  // the wall clock's time, for people to read
+  // How long it had been dead, on the store clock (Store::StoreClockNow),
+  // when it was read: what dead-letter retention measures, never a jump of
+  // the wall clock.
+  absl::Duration dead_for = absl::ZeroDuration();
 
   // True when the stored pending entry could not be decoded. The raw bytes are
   // kept in the store; only `event.seq` and `event.id` (a synthetic

@@ -45,7 +45,7 @@ struct EventClass {
   // evictable, kDropOldest or an expire_after. Default: false.
   bool fiscal = false;
   // An evicted event becomes a dead letter with reason "evicted: ..." (true)
-  // or is deleted and counted in Stats::evicted_uncounted... (false: only
+  // or is deleted and counted in Stats::evicted_deleted_total (false: only
   // the count survives). Default: true.
   bool keep_evicted = true;
   // An event pending longer than this becomes a dead letter with reason
@@ -89,7 +89,9 @@ struct Options {
 
   // A Commit that repeats an idempotency key committed less than this long
   // ago writes nothing and returns the first commit's answer. Older keys are
-  // forgotten (and purged by PurgeExpired()). Default: 24 hours.
+  // forgotten (and deleted by Store::PurgeExpiredIdempotencyKeys). Measured
+  // on the store clock (Store::StoreClockNow): time the store is open, which
+  // a wall clock set ahead or back does not move. Default: 24 hours.
   absl::Duration idempotency_window = absl::Hours(24);
 
   // How much memory RocksDB may use, see MemoryProfile. Default: kDefault.

@@ -448,15 +448,21 @@ class Store {
   virtual absl::StatusOr<DeadLetter> FindDeadLetter(absl::string_view id) = 0;
   virtual absl::StatusOr<PendingEvent> FindPending(absl::string_view id) = 0;
 
-  // Forgets idempotency keys older than Options::idempotency_window.
-  // Returns how many were removed.
+  // Forgets idempotency keys committed more than Options::
+  // idempotency_window ago on the store clock (StoreClockNow). Returns how
+  // many were removed.
   virtual absl::StatusOr<size_t> PurgeExpiredIdempotencyKeys() = 0;
 
-  // Deletes the dead letters that died before `cutoff`, except undecodable
-  // ones: those hold the only copy of damaged bytes and are kept until an
-  // operator deletes them with PurgeDeadLetter. Returns how many were deleted;
-  // Stats::dead_letters_purged counts them.
-  virtual absl::StatusOr<size_t> PurgeDeadLetters(absl::Time cutoff) = 0;
+  // Deletes the dead letters that have been dead for more than `older_than`
+  // on the store clock (StoreClockNow, DeadLetter::dead_for), except
+  // undecodable ones: those hold the only copy of damaged bytes and are kept
+  // until an operator deletes them with PurgeDeadLetter. Writes in bounded
+  // batches (a backlog of dead letters is never one huge write); a power
+  // cut between two leaves the first deleted and counted. Returns how many
+  // were deleted; Stats::dead_letters_purged counts them.
+  // Errors: kInvalidArgument for a negative `older_than`; write errors.
+  virtual absl::StatusOr<size_t> PurgeDeadLetters(
+      absl::Duration older_than) = 0;
 
   // Deletes the dead letter `id`, undecodable or not (an undecodable one is
   // listed under its key as id), counted in Stats::dead_letters_purged.
@@ -477,6 +483,15 @@ class Store {
   // time); the agent holds signed deliveries until the clock passes it.
   // Cheap: no I/O.
   virtual absl::Time WallClockMark() const = 0;
+
+  // The store clock's time now: what every deletion by age is measured on
+  // (dead-letter retention, the idempotency window, finished workflows). It
+  // starts at the wall clock's time when the store is created and advances
+  // only with the monotonic clock while the store is open: a wall clock set
+  // ahead or back never moves it, nor does time the store spends closed. So
+  // nothing is ever deleted earlier than its setting says, and after power
+  // cuts and nights off, later by that much. Cheap: no I/O.
+  virtual absl::Time StoreClockNow() const = 0;
 
   // Sets the mark back to the clock's time now, and syncs. For a mark that a
   // clock once set into the future carried forward, which would otherwise
@@ -503,6 +518,12 @@ class Store {
   ListWorkflowDefinitions() = 0;
   // Whether any workflow state is stored (one seek).
   virtual absl::StatusOr<bool> HasWorkflowStates() = 0;
+  // Deletes the kept workflow definitions that no stored workflow names and
+  // `keep` (the running configuration's) does not list; returns their ids,
+  // sorted. Reads the stored workflows only while a definition outside
+  // `keep` is still unnamed (oldest first, so usually a few reads).
+  virtual absl::StatusOr<std::vector<std::string>> PurgeWorkflowDefinitions(
+      const std::vector<std::string>& keep) = 0;
   // Puts the dead letter `event_id` back at the end of the queue (as
   // Replay) and writes `state` (an encoded WorkflowState, e.g. compensation
   // resumed at a step) as its workflow, in one synced write. For outboxctl
@@ -511,10 +532,14 @@ class Store {
   virtual absl::Status RetryWorkflow(absl::string_view event_id,
                                      absl::string_view state) = 0;
   // Deletes what is stored of the workflows that finished (completed,
-  // compensated or needing attention) before `cutoff`: state, cancel and
-  // result rows. Returns how many workflows were deleted. Work grows with
-  // the workflows deleted, not with those kept.
-  virtual absl::StatusOr<size_t> PurgeFinishedWorkflows(absl::Time cutoff) = 0;
+  // compensated or needing attention) more than `older_than` ago: state,
+  // cancel and result rows. A finish time is the agent's wall clock's; it is
+  // compared with the earlier of the wall clock and the store clock
+  // (StoreClockNow), so a clock set ahead deletes nothing early. Returns how
+  // many workflows were deleted. Work grows with the workflows deleted, not
+  // with those kept. Errors: kInvalidArgument for a negative `older_than`.
+  virtual absl::StatusOr<size_t> PurgeFinishedWorkflows(
+      absl::Duration older_than) = 0;
 
   // Reads every entry, counter and index of the store, writing nothing, and
   // reports what disagrees (outboxctl verify; meant for OpenReadOnly, which

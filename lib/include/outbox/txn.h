@@ -21,7 +21,10 @@ namespace outbox {
 // Example:
 //   outbox::Txn txn;
 //   txn.Put("sales", sale_id, sale_bytes);
-//   std::string event_id = txn.Emit({.type = "sale.created", .payload = json});
+//   outbox::Event event;
+//   event.type = "sale.created";
+//   event.payload = json;
+//   std::string event_id = txn.Emit(event);
 //   auto result = store->Commit(txn);
 //
 // Nothing is validated until Commit, which rejects the whole Txn if any part
