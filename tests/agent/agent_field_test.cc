@@ -12,36 +12,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
 #include "tests/testing/agent_fixture.h"
+#include "tests/testing/shifted_clock.h"
 #include "tests/testing/status.h"
 
 namespace outbox {
 namespace {
 
+using testing::ShiftedClock;
+
 constexpr absl::Duration kSixYears = absl::Hours(6 * 365 * 24);
-
-// The system clock shifted by an offset, as `faketime` shifts it: the wall
-// clock moves with real time, the monotonic clock is the real one.
-class ShiftedClock final : public Clock {
- public:
-  explicit ShiftedClock(absl::Duration offset) : offset_(offset) {}
-  absl::Time Now() override { return absl::Now() + offset(); }
-  absl::Duration Monotonic() override { return SystemClock()->Monotonic(); }
-  void Shift(absl::Duration offset) {
-    absl::MutexLock l(&mu_);
-    offset_ = offset;
-  }
-
- private:
-  absl::Duration offset() {
-    absl::MutexLock l(&mu_);
-    return offset_;
-  }
-  absl::Mutex mu_;
-  absl::Duration offset_ ABSL_GUARDED_BY(mu_);
-};
 
 class AgentFieldTest : public testing::AgentSinkTest {
  protected:
