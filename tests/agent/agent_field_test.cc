@@ -7,6 +7,8 @@
 // may move an event to the dead letters; each is delivered once fixed.
 // Waits are bounded only to catch hangs; nothing asserts on how fast.
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -171,6 +173,28 @@ TEST_F(AgentFieldTest, AForbiddingReceiverIsProbedOneEventAtATime) {
   ExpectAllPendingUntried(ids);
   EXPECT_EQ(Logged(LogEvent::kDestinationRefused), 1);
   EXPECT_EQ(agent->stats().retries_scheduled, 0u);
+}
+
+// The metrics file says which destination is holding its events after a
+// refusal (docs/operations.md: outbox_destination_refused{destination} 1),
+// the gauge to alert on for a rotated secret or a revoked token.
+TEST_F(AgentFieldTest, ARefusingReceiverShowsInTheMetricsFile) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  CommitEvents(2);
+  const std::string metrics = dir_.Sub("outbox.prom");
+  auto agent = MakeAgent(absl::StrReplaceAll(
+      Config("/status/403"),
+      {{"agent {", absl::StrCat("agent { metrics_file: \"", metrics, "\"")}}));
+  ASSERT_NE(agent, nullptr);
+  ASSERT_TRUE(RunUntilRequests(agent.get(), 1));
+  agent->Stop();
+  ASSERT_OUTBOX_OK(agent->Run());  // writes the final figures
+  std::ifstream in(metrics);
+  const std::string text((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("outbox_destination_refused{destination=\"sink\"} 1\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST_F(AgentFieldTest, PerEventRefusalsStillDeadLetter) {

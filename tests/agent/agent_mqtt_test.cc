@@ -2,12 +2,12 @@
 //
 // The delivery agent publishing to a real mosquitto broker (Debian's
 // package) on a free loopback port, with a subscriber recording every
-// message: properties, topics, nothing retained, FIFO per ordering key, a
-// broker that is down or never sends its CONNACK (not an attempt), one
-// stopped mid-drain (nothing lost, duplicates carry the same id), a
-// not-authorized PUBACK (held), a link that died silently (keepalive), and TLS
-// with client certificates. Waits are bounded only to catch hangs; nothing
-// asserts on how fast anything was.
+// message: properties, topics, nothing retained, FIFO per ordering key, no
+// hold for a wrong clock (MQTT carries no time), a broker that is down or never
+// sends its CONNACK (not an attempt), one stopped mid-drain (nothing lost,
+// duplicates carry the same id), a not-authorized PUBACK (held), a link that
+// died silently (keepalive), and TLS with client certificates. Waits are
+// bounded only to catch hangs; nothing asserts on how fast anything was.
 
 #include <algorithm>
 #include <map>
@@ -20,6 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "tests/testing/agent_fixture.h"
+#include "tests/testing/shifted_clock.h"
 #include "tests/testing/status.h"
 #include "tests/testing/test_certs.h"
 #include "tests/testing/transport_test_util.h"
@@ -175,6 +176,26 @@ TEST_F(AgentMqttTest, EachKeysEventsArriveInCommitOrder) {
     last[key] = n;
   }
   EXPECT_EQ(last.size(), 5u);
+}
+
+// MQTT carries no time of the device (docs/transports.md, "A clock the
+// receiver would refuse"): a clock known to be wrong, six years behind the
+// store's newest time, holds nothing of an MQTT destination.
+TEST_F(AgentMqttTest, AClockKnownToBeWrongHoldsNothing) {
+  ASSERT_NO_FATAL_FAILURE(StartBroker());
+  ASSERT_NO_FATAL_FAILURE(StartRecorder());
+  const std::vector<std::string> ids = CommitEvents(3, /*keys=*/1);
+  testing::ShiftedClock clock(-absl::Hours(6 * 365 * 24));
+  auto agent = MakeAgent(MqttConfig(), &clock);
+  ASSERT_NE(agent, nullptr);
+  ASSERT_EQ(DrainUntilEmpty(agent.get(), /*rounds=*/20), 0u);
+  EXPECT_EQ(Logged(LogEvent::kClockUntrusted), 1);  // and sent all the same
+  ASSERT_TRUE(recorder_->WaitFor(3, absl::Seconds(20)));
+  std::vector<std::string> got;
+  for (const ReceivedMessage& m : recorder_->Received()) {
+    got.push_back(Property(m, "event-id"));
+  }
+  EXPECT_EQ(got, ids);
 }
 
 TEST_F(AgentMqttTest, BrokerDownIsNotAnAttemptAndDeliversOnceItIsBack) {
