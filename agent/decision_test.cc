@@ -203,6 +203,19 @@ TEST_F(DecideTest, TheDestinationsAnswersDecideAPuback) {
             Decision::Kind::kDelivered);  // a success code always delivers
 }
 
+// 0x80 ("Unspecified error") is the lowest refusing reason code: an entry
+// for it is the destination's meaning, like one for any refusal above it.
+TEST_F(DecideTest, AnAnswersEntryForPuback0x80IsHonoured) {
+  RetryPolicy policy;
+  policy.answers[0x80] = DeliveryOutcome::kHoldDestination;
+  SendResult r;
+  r.reason_code = 0x80;
+  r.outcome = DeliveryOutcome::kRetry;  // the built-in table's
+  r.answer = "PUBACK 0x80";
+  EXPECT_EQ(Decide(r, UntriedEvent(), policy, kNow, gen_).kind,
+            Decision::Kind::kHoldDestination);
+}
+
 TEST_F(DecideTest, NeverReachedTheReceiverIsNotAnAttempt) {
   HttpResult r;
   r.transport = absl::UnavailableError("could not connect: refused");

@@ -42,6 +42,19 @@ TEST(RateLimiterTest, ABigRequestGoesThenItsDebtIsWaitedOut) {
   EXPECT_TRUE(r.MayStart(kT0 + absl::Seconds(2)));
 }
 
+// Each bucket holds one second's worth (docs/transports.md, "Rate limits"):
+// a destination idle for a minute may then send a second's worth of bytes,
+// not a minute's.
+TEST(RateLimiterTest, AnIdleBytesBucketHoldsOneSecondsWorth) {
+  RateLimitSettings limit;
+  limit.bytes_per_second = 1000;
+  RateLimiter r(limit, kT0);
+  const absl::Time later = kT0 + absl::Minutes(1);
+  ASSERT_TRUE(r.MayStart(later));
+  r.Took(later, 1, 1001);
+  EXPECT_FALSE(r.MayStart(later)) << "more than a second's worth went";
+}
+
 TEST(RateLimiterTest, ABatchTakesAllItsEvents) {
   RateLimitSettings limit;
   limit.events_per_second = 10;

@@ -1,8 +1,9 @@
 // Copyright (c) edge-outbox authors.
 //
-// Reachability: one probe at a time for an unreachable destination, its
-// interval doubling from the minimum to the maximum, at once after a network
-// change, and everything open again on the first answer.
+// Reachability: one probe at a time for an unreachable or refusing
+// destination, its interval doubling from the minimum to the maximum, at
+// once after a network change, and everything open again on the first
+// answer (of another kind than a refusal).
 
 #include "agent/reachability.h"
 
@@ -102,6 +103,40 @@ TEST_F(ReachabilityTest, AnyAnswerOpensTheDestination) {
   EXPECT_TRUE(r_.OnAnswer("backend", kT0));
   EXPECT_EQ(GateAt(kT0), LaneGate::kOpen);
   EXPECT_FALSE(r_.OnAnswer("backend", kT0));
+}
+
+// A refusal of the device (401, 403, not authorized) holds the destination
+// as an unreachable one is held: closed, then one probe at a time, its
+// interval doubling from the minimum to the maximum (docs/operations.md,
+// "Wrong clocks and refused credentials").
+TEST_F(ReachabilityTest, RefusedProbesDoubleTheIntervalUpToTheMaximum) {
+  EXPECT_TRUE(r_.OnRefused("backend", /*probe=*/false, kT0));
+  EXPECT_EQ(GateAt(kT0), LaneGate::kClosed);
+  absl::Time at = kT0 + kMin;
+  EXPECT_EQ(r_.NextProbe(), at);
+  absl::Duration expected = kMin;
+  for (int i = 0; i < 8; ++i) {
+    expected = std::min(expected * 2, kMax);
+    ASSERT_EQ(GateAt(at), LaneGate::kOne) << "probe " << i;
+    ASSERT_TRUE(r_.OnSend("backend"));
+    r_.OnResult("backend", /*probe=*/true);
+    EXPECT_FALSE(r_.OnRefused("backend", /*probe=*/true, at))
+        << "refusing already: not worth another log line";
+    EXPECT_EQ(r_.NextProbe() - at, expected) << "probe " << i;
+    at = r_.NextProbe();
+  }
+}
+
+// ... until an answer of another kind, which opens it and shows it in the
+// metrics (outbox_destination_refused 0).
+TEST_F(ReachabilityTest, ARefusalHoldsUntilAnAnswerOfAnotherKind) {
+  r_.OnRefused("backend", /*probe=*/false, kT0);
+  EXPECT_TRUE(r_.Of("backend", kT0).refused);
+  EXPECT_TRUE(r_.Of("backend", kT0).reachable);  // it answered
+  EXPECT_TRUE(r_.OnAnswer("backend", kT0 + kMin));
+  EXPECT_EQ(GateAt(kT0 + kMin), LaneGate::kOpen);
+  EXPECT_FALSE(r_.Of("backend", kT0 + kMin).refused);
+  EXPECT_EQ(r_.NextProbe(), absl::InfiniteFuture());
 }
 
 TEST_F(ReachabilityTest, PausedUntilResumed) {

@@ -1,8 +1,8 @@
 // Copyright (c) edge-outbox authors.
 //
-// KafkaProducer's option checks, TLS and SASL: TLS against a cpp-httplib
-// SSLServer with the test certificates (the handshake is all these tests
-// need; the HTTP server then hangs up on the Kafka bytes), SASL against
+// KafkaProducer's option checks, its idempotence, TLS and SASL: TLS against a
+// cpp-httplib SSLServer with the test certificates (the handshake is all these
+// tests need; the HTTP server then hangs up on the Kafka bytes), SASL against
 // librdkafka's mock cluster, which supports no SASL at all (so a right
 // password is shown reaching the client's configuration, not a broker).
 
@@ -167,6 +167,21 @@ TEST(KafkaProducerSaslTest, TheCredentialsGoToTheClient) {
   EXPECT_EQ(ConfValue(*conf, "sasl.mechanisms"), "SCRAM-SHA-256");
   EXPECT_EQ(ConfValue(*conf, "sasl.username"), "till-1");
   EXPECT_EQ(ConfValue(*conf, "sasl.password"), "s3cret-Pa55");
+  rd_kafka_conf_destroy(*conf);
+}
+
+// Idempotence is what keeps librdkafka's own retries (a lost connection, an
+// unanswered request) from writing a message twice or reordering a
+// partition (docs/transports.md, "The producer itself guarantees"); the
+// mock cluster never loses an answer after writing, so only the
+// configuration can show it is on, with the acks=all it needs.
+TEST(KafkaProducerConfTest, TheProducerIsIdempotent) {
+  KafkaOptions options;
+  options.bootstrap_servers = "127.0.0.1:9";
+  absl::StatusOr<rd_kafka_conf_t*> conf = NewKafkaConf(options);
+  ASSERT_OUTBOX_OK(conf);
+  EXPECT_EQ(ConfValue(*conf, "enable.idempotence"), "true");
+  EXPECT_EQ(ConfValue(*conf, "acks"), "-1");  // all
   rd_kafka_conf_destroy(*conf);
 }
 

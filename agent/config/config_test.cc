@@ -139,6 +139,29 @@ TEST_F(ConfigTest, UnsetFieldsTakeDefaults) {
   EXPECT_EQ(config->agent.metrics_interval, absl::Seconds(15));
 }
 
+// A 2xx always delivers (docs/transports.md, "What each answer means"):
+// `answers` gives a meaning to 300..599 only, so no entry can make a 2xx a
+// retry, a hold or a dead letter.
+TEST_F(ConfigTest, AnswersCannotGiveA2xxAnotherMeaning) {
+  for (int status : {200, 204, 299}) {
+    for (const char* meaning : {"retry", "dead_letter", "hold", "pause"}) {
+      EXPECT_THAT(
+          ErrorOf(OneDestination(absl::StrCat(
+              "  answers { key: ", status, " value: \"", meaning, "\" }\n"))),
+          HasSubstr(absl::StrCat("status ", status,
+                                 " cannot be given a meaning: use "
+                                 "300..599 (a 2xx is always "
+                                 "delivered)")))
+          << status << " " << meaning;
+    }
+  }
+  absl::StatusOr<AgentConfig> lowest =
+      Parse(OneDestination("  answers { key: 300 value: \"retry\" }\n"));
+  ASSERT_OUTBOX_OK(lowest);
+  EXPECT_EQ(lowest->destinations[0].retry.answers.at(300),
+            DeliveryOutcome::kRetry);
+}
+
 TEST_F(ConfigTest, MetricsFileResolvesAgainstConfigDirectory) {
   absl::StatusOr<AgentConfig> config = Parse(
       OneDestination() +

@@ -81,6 +81,19 @@ TEST_F(ConfigMqttTest, AnswersNamePubackReasonCodes) {
       HasSubstr("use 128..255"));
 }
 
+// 0x80 ("Unspecified error") is the lowest refusing reason code, so the
+// lowest an entry may name; 0x7F would be a success code's.
+TEST_F(ConfigMqttTest, AnswersMayNameTheLowestRefusingCode) {
+  absl::StatusOr<AgentConfig> config = Parse(
+      Fleet(Minimal(), "  answers { key: 128 value: \"dead_letter\" }\n"));
+  ASSERT_OUTBOX_OK(config);
+  EXPECT_EQ(config->destinations[0].retry.answers.at(0x80),
+            DeliveryOutcome::kDeadLetter);
+  EXPECT_THAT(
+      ErrorOf(Fleet(Minimal(), "  answers { key: 127 value: \"retry\" }\n")),
+      HasSubstr("PUBACK reason code 127 cannot be given a meaning"));
+}
+
 TEST_F(ConfigMqttTest, MqttsDefaultsToPort8883AndAnExplicitPortWins) {
   absl::StatusOr<AgentConfig> tls =
       Parse(Fleet(Minimal("mqtts://broker.example.com")));

@@ -26,6 +26,15 @@ TEST(DrainRateTest, FirstDeliveriesGiveARateAtOnce) {
   EXPECT_DOUBLE_EQ(rate.PerSecond("sink", kStart + absl::Seconds(4)), 20);
 }
 
+// The span is at least a second: the first deliveries after a pause are
+// not spread over the few milliseconds since the first of them, which
+// would show a rate, and so an ETA, a hundred times off.
+TEST(DrainRateTest, ARateIsNeverTakenOverLessThanASecond) {
+  DrainRate rate;
+  rate.OnDelivered("sink", 10, kStart);
+  EXPECT_DOUBLE_EQ(rate.PerSecond("sink", kStart + absl::Milliseconds(10)), 10);
+}
+
 TEST(DrainRateTest, DestinationsAreCountedApart) {
   DrainRate rate;
   rate.OnDelivered("a", 30, kStart);

@@ -2,8 +2,9 @@
 //
 // Batched HTTP (Destination::batch) against the real outbox-sink: a key's
 // events go in batches, in order, each settled by the one answer; unkeyed
-// events share batches; failures retry and rejections dead-letter every
-// event of the batch; max_wait holds a batch that is not full; a workflow
+// events share batches; a batch in flight is not sent again by the rounds
+// before its answer; failures retry and rejections dead-letter every event
+// of the batch; max_wait holds a batch that is not full; a workflow
 // event or one with deliver_after ends a key's run. Waits are bounded only
 // to catch hangs; nothing asserts on how fast anything was.
 
@@ -107,6 +108,25 @@ TEST_F(AgentBatchTest, UnkeyedEventsShareBatchesWithinMaxEvents) {
   std::set<std::string> delivered;
   for (const testing::SinkLine& l : SinkLog()) delivered.insert(l.id);
   EXPECT_EQ(delivered, std::set<std::string>(ids.begin(), ids.end()));
+}
+
+// Every event of a batch in flight is in flight: a round while its answer
+// is awaited (here the sink answers after a second) takes none of them
+// again, so none goes out twice and the batch's one request is all there
+// is.
+TEST_F(AgentBatchTest, ARoundWhileABatchIsInFlightResendsNoneOfItsEvents) {
+  ASSERT_NO_FATAL_FAILURE(StartSink({"--delay-ms", "1000"}));
+  const std::vector<std::string> ids = CommitEvents(3);
+  auto agent = MakeAgent(BatchConfig("max_events: 10"));
+  ASSERT_NE(agent, nullptr);
+  ASSERT_OUTBOX_OK(agent->RunOnce());  // sends the batch of three
+  ASSERT_EQ(agent->stats().requests, 1u);
+  ASSERT_OUTBOX_OK(agent->RunOnce());  // its answer is still a second away
+  EXPECT_EQ(agent->stats().requests, 1u) << "a second request for them";
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  std::multiset<std::string> received;
+  for (const testing::SinkLine& l : SinkLog()) received.insert(l.id);
+  EXPECT_EQ(received, std::multiset<std::string>(ids.begin(), ids.end()));
 }
 
 TEST_F(AgentBatchTest, ABodyLimitSplitsBatchesAndABigEventGoesAlone) {

@@ -7,41 +7,24 @@
 // may move an event to the dead letters; each is delivered once fixed.
 // Waits are bounded only to catch hangs; nothing asserts on how fast.
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
 #include "tests/testing/agent_fixture.h"
+#include "tests/testing/shifted_clock.h"
 #include "tests/testing/status.h"
 
 namespace outbox {
 namespace {
 
+using testing::ShiftedClock;
+
 constexpr absl::Duration kSixYears = absl::Hours(6 * 365 * 24);
-
-// The system clock shifted by an offset, as `faketime` shifts it: the wall
-// clock moves with real time, the monotonic clock is the real one.
-class ShiftedClock final : public Clock {
- public:
-  explicit ShiftedClock(absl::Duration offset) : offset_(offset) {}
-  absl::Time Now() override { return absl::Now() + offset(); }
-  absl::Duration Monotonic() override { return SystemClock()->Monotonic(); }
-  void Shift(absl::Duration offset) {
-    absl::MutexLock l(&mu_);
-    offset_ = offset;
-  }
-
- private:
-  absl::Duration offset() {
-    absl::MutexLock l(&mu_);
-    return offset_;
-  }
-  absl::Mutex mu_;
-  absl::Duration offset_ ABSL_GUARDED_BY(mu_);
-};
 
 class AgentFieldTest : public testing::AgentSinkTest {
  protected:
@@ -190,6 +173,28 @@ TEST_F(AgentFieldTest, AForbiddingReceiverIsProbedOneEventAtATime) {
   ExpectAllPendingUntried(ids);
   EXPECT_EQ(Logged(LogEvent::kDestinationRefused), 1);
   EXPECT_EQ(agent->stats().retries_scheduled, 0u);
+}
+
+// The metrics file says which destination is holding its events after a
+// refusal (docs/operations.md: outbox_destination_refused{destination} 1),
+// the gauge to alert on for a rotated secret or a revoked token.
+TEST_F(AgentFieldTest, ARefusingReceiverShowsInTheMetricsFile) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  CommitEvents(2);
+  const std::string metrics = dir_.Sub("outbox.prom");
+  auto agent = MakeAgent(absl::StrReplaceAll(
+      Config("/status/403"),
+      {{"agent {", absl::StrCat("agent { metrics_file: \"", metrics, "\"")}}));
+  ASSERT_NE(agent, nullptr);
+  ASSERT_TRUE(RunUntilRequests(agent.get(), 1));
+  agent->Stop();
+  ASSERT_OUTBOX_OK(agent->Run());  // writes the final figures
+  std::ifstream in(metrics);
+  const std::string text((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("outbox_destination_refused{destination=\"sink\"} 1\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST_F(AgentFieldTest, PerEventRefusalsStillDeadLetter) {

@@ -3,9 +3,9 @@
 // The delivery agent producing to librdkafka's mock cluster (in-process
 // brokers on loopback), read back by a consumer: key and headers, FIFO per
 // ordering key, brokers down (not attempts, held, delivered once they are
-// back), a permanent broker error (dead-lettered), a retriable one (written
-// once). Waits are bounded only to catch hangs; nothing asserts on how fast
-// anything was.
+// back), a clock known to be wrong (held), a permanent broker error
+// (dead-lettered), a retriable one (written once). Waits are bounded only to
+// catch hangs; nothing asserts on how fast anything was.
 
 #include <fstream>
 #include <iterator>
@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/agent_fixture.h"
 #include "tests/testing/kafka_cluster.h"
+#include "tests/testing/shifted_clock.h"
 #include "tests/testing/status.h"
 
 namespace outbox {
@@ -252,6 +253,35 @@ TEST_F(AgentKafkaTest, ProducerFailingFatallyIsReplacedAndNothingIsLost) {
     if (seen.insert(id).second) first_seen.push_back(id);
   }
   EXPECT_EQ(first_seen, ids);  // each id, in commit order
+}
+
+// A record carries the clock's time, which a broker may check
+// (docs/transports.md, "A clock the receiver would refuse"): with the clock
+// six years behind the store's newest time (a board that booted without an
+// RTC) nothing is produced and nothing counts as an attempt; once the clock
+// is right the events go, in order.
+TEST_F(AgentKafkaTest, AClockSixYearsBackProducesNothingThenDeliversOnceRight) {
+  const std::vector<std::string> ids = CommitEvents(3, /*keys=*/1);
+  testing::ShiftedClock clock(-absl::Hours(6 * 365 * 24));
+  auto agent = MakeAgent(KafkaConfig(), &clock);
+  ASSERT_NE(agent, nullptr);
+  auto pending = agent->Drain();
+  ASSERT_OUTBOX_OK(pending);
+  EXPECT_EQ(*pending, 3u);
+  EXPECT_EQ(agent->stats().requests, 0u);
+  EXPECT_TRUE(Log().empty()) << "produced with a stale timestamp";
+  for (const std::string& id : ids) {
+    auto e = store_->FindPending(id);
+    ASSERT_OUTBOX_OK(e);
+    EXPECT_EQ(e->attempts, 0u) << id;
+  }
+  EXPECT_EQ(Logged(LogEvent::kClockUntrusted), 1);
+
+  clock.Shift(absl::ZeroDuration());  // NTP sets it right
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  std::vector<std::string> got;
+  for (const ConsumedMessage& m : Log()) got.push_back(m.Header("event-id"));
+  EXPECT_EQ(got, ids);
 }
 
 TEST_F(AgentKafkaTest, MetricsNameTheDestinationsKind) {

@@ -101,6 +101,35 @@ TEST_F(AgentRateLimitTest, BytesPerSecondHoldsTheNextRequestUntilRepaid) {
   EXPECT_EQ(DrainedSoFar(agent.get()), 8u);
 }
 
+// A batch takes its body's bytes before compression (docs/transports.md,
+// "Rate limits"), the bytes its receiver reads: five 2 KB sales are 10 KB
+// of NDJSON, two seconds' worth at 5,000 bytes/s, although gzip sends a
+// small part of that. The second batch waits until the debt is repaid.
+TEST_F(AgentRateLimitTest, ABatchSpendsItsBytesBeforeCompression) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  for (int i = 0; i < 10; ++i) {
+    Txn txn;
+    Event e;
+    e.type = "sale";
+    e.payload = absl::StrCat(R"({"n":)", i, R"(,"note":")",
+                             std::string(2000, 'a'), R"("})");
+    txn.Emit(e);
+    ASSERT_OUTBOX_OK(store_->Commit(txn).status());
+  }
+  std::unique_ptr<Agent> agent =
+      MakeAgent(Config("/", "",
+                       "batch { max_events: 5 compression: \"gzip\" } "
+                       "rate_limit { bytes_per_second: 5000 }"),
+                &clock_);
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(DrainedSoFar(agent.get()), 5u);
+  EXPECT_EQ(agent->stats().requests, 1u);
+  clock_.Advance(absl::Seconds(1));  // 5 KB repaid of more than 5 KB
+  EXPECT_EQ(DrainedSoFar(agent.get()), 5u);
+  clock_.Advance(absl::Seconds(2));
+  EXPECT_EQ(DrainedSoFar(agent.get()), 10u);
+}
+
 // Counts the syncs the agent asks of the store.
 class SyncCountingStore final : public testing::ForwardingStore {
  public:
