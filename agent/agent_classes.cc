@@ -41,7 +41,9 @@ absl::Status AgentImpl::CheckClasses(absl::Time steady) {
   if (steady < next_class_check_) return absl::OkStatus();
   next_class_check_ = steady + kClassCheck;
   if (AnyExpiry(classes)) OUTBOX_RETURN_IF_ERROR(Expire());
-  ReportGivenUp();
+  // An expiry larger than a batch goes on next round (Expire): the burst is
+  // said once, when it is done, not once a batch.
+  if (next_class_check_ != absl::InfinitePast()) ReportGivenUp();
   return absl::OkStatus();
 }
 

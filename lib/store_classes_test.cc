@@ -323,6 +323,89 @@ TEST_F(StoreClassesTest, ExpiryGivesUpOnlyOldEventsOfItsClass) {
   EXPECT_EQ(*store_->ExpirePending(clock_.Now(), 100), 0u);
 }
 
+// Only a class with an expire_after expires: a drop_oldest class beside
+// one that expires keeps its old events however old they are.
+TEST_F(StoreClassesTest, AClassWithoutExpireAfterIsNeverExpired) {
+  EventClass telemetry = Telemetry();
+  telemetry.max_pending_events = 100;
+  telemetry.on_full = EventClass::OnFull::kDropOldest;
+  EventClass debug;
+  debug.name = "debug";
+  debug.event_types = {"debug.*"};
+  debug.evictable = true;
+  debug.expire_after = absl::Hours(1);
+  OpenWith({telemetry, debug});
+  const std::vector<std::string> readings = CommitMany("telemetry.temp", 3);
+  const std::string trace = CommitEvent(MakeEvent("debug.trace"));
+  clock_.Advance(absl::Hours(24));
+  auto expired = store_->ExpirePending(clock_.Now(), 100);
+  ASSERT_OUTBOX_OK(expired);
+  EXPECT_EQ(*expired, 1u);
+  Reopen();
+  EXPECT_EQ(PendingIds(), readings);
+  const std::vector<DeadLetter> dead = Dead();
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].event.id, trace);
+}
+
+// keep_evicted: false deletes evicted events only: an expired one is a dead
+// letter whatever keep_evicted says (docs/configuration.md, event classes).
+TEST_F(StoreClassesTest, AnExpiredEventIsADeadLetterWhateverKeepEvicted) {
+  EventClass telemetry = Telemetry();
+  telemetry.expire_after = absl::Hours(1);
+  telemetry.keep_evicted = false;
+  OpenWith({telemetry});
+  const std::string reading = CommitEvent(MakeEvent("telemetry.temp"));
+  clock_.Advance(absl::Minutes(61));
+  ASSERT_OUTBOX_OK(store_->ExpirePending(clock_.Now(), 100));
+  Reopen();
+  EXPECT_TRUE(PendingIds().empty());
+  const std::vector<DeadLetter> dead = Dead();
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].event.id, reading);
+  EXPECT_THAT(dead[0].reason, StartsWith("expired: "));
+  auto stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->expired_total, 1u);
+  EXPECT_EQ(stats->evicted_deleted_total, 0u);
+}
+
+// A failed attempt rewrites the entry (attempts, error, next attempt), and
+// its size changes: the class's bytes, which its max_pending_bytes is
+// judged by, follow it. A reopen counts them again from the entries, so the
+// open store's figure must be the same before and after.
+TEST_F(StoreClassesTest, AClassByteCountFollowsItsEntriesAcrossRetries) {
+  OpenWith({Telemetry()});
+  const std::vector<std::string> ids = CommitMany("telemetry.temp", 2);
+  AttemptRecord attempt;
+  attempt.error = std::string(300, 'e');  // a long error: the entry grows
+  attempt.http_status = 503;
+  attempt.next_attempt = clock_.Now();
+  ASSERT_OUTBOX_OK(store_->RecordAttempt(DueWithId(ids[0]), attempt));
+  Settlement retried;
+  retried.kind = Settlement::Kind::kAttempt;
+  retried.event = DueWithId(ids[1]);
+  retried.attempt = attempt;
+  ASSERT_OUTBOX_OK(store_->Settle({retried}));
+  auto stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  ASSERT_EQ(stats->classes.size(), 1u);
+  const uint64_t open_bytes = stats->classes[0].bytes;
+  EXPECT_EQ(open_bytes, stats->pending_bytes);
+  Reopen();
+  stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->classes[0].bytes, open_bytes);
+  // Delivered, the class holds nothing: not a remainder of the old sizes.
+  ASSERT_OUTBOX_OK(store_->MarkDelivered(DueWithId(ids[0])));
+  ASSERT_OUTBOX_OK(store_->RecordAttempt(DueWithId(ids[1]), attempt));
+  ASSERT_OUTBOX_OK(store_->MarkDelivered(DueWithId(ids[1])));
+  stats = store_->GetStats();
+  ASSERT_OUTBOX_OK(stats);
+  EXPECT_EQ(stats->classes[0].events, 0u);
+  EXPECT_EQ(stats->classes[0].bytes, 0u);
+}
+
 TEST_F(StoreClassesTest,
        AnEventCommittedUnderAStaleClockAgesOnTheMonotonicOne) {
   EventClass telemetry = Telemetry();
@@ -392,6 +475,37 @@ TEST_F(StoreClassesTest, AYoungEventCommittedBehindTheMarkIsPassedOver) {
   EXPECT_EQ(*expired, 1u);
   EXPECT_OUTBOX_OK(store_->FindPending(behind));
   EXPECT_OUTBOX_OK(store_->FindDeadLetter(next));
+}
+
+// A board that booted minutes behind (a slow RTC, not a year off): an event
+// committed more than a minute behind the store's mark is flagged, and ages
+// on the monotonic clock from when the store indexed it, never by its
+// stored time. The mark comes from an event of no class, so nothing older
+// in the class holds the check up.
+TEST_F(StoreClassesTest,
+       AnEventCommittedMinutesBehindTheMarkAgesOnTheMonotonicClock) {
+  EventClass telemetry = Telemetry();
+  telemetry.expire_after = absl::Hours(1);
+  OpenWith({telemetry});
+  CommitEvent(MakeEvent("sale.created"));  // the store's mark: now
+  const absl::Time right = clock_.Now();
+  clock_.Set(right - absl::Minutes(10));
+  const std::string behind = CommitEvent(MakeEvent("telemetry.temp"));
+  clock_.Set(right);  // NTP puts it right
+  clock_.Advance(absl::Minutes(55));
+  // 65 minutes old by its stored time; 55 by the clock that ran.
+  auto expired = store_->ExpirePending(clock_.Now(), 100);
+  ASSERT_OUTBOX_OK(expired);
+  EXPECT_EQ(*expired, 0u);
+  EXPECT_OUTBOX_OK(store_->FindPending(behind));
+  clock_.Advance(absl::Minutes(6));
+  expired = store_->ExpirePending(clock_.Now(), 100);
+  ASSERT_OUTBOX_OK(expired);
+  EXPECT_EQ(*expired, 1u);
+  Reopen();
+  const std::vector<DeadLetter> dead = Dead();
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].event.id, behind);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/agent_fixture.h"
 #include "tests/testing/fake_clock.h"
@@ -181,6 +182,63 @@ TEST_F(AgentClassesTest, AWorkflowInAnEvictableClassOfTheStoreIsRefused) {
       << agent.status();
   EXPECT_NE(agent.status().message().find("orders"), std::string::npos)
       << agent.status();
+}
+
+// Evicted events kept as dead letters (keep_evicted true, the default) are
+// said in the log: one events_evicted record for the burst, at the next
+// class check, whatever the sink's state.
+TEST_F(AgentClassesTest, AnEvictionKeptAsDeadLettersIsLogged) {
+  EventClass telemetry = Telemetry(absl::ZeroDuration());
+  telemetry.max_pending_events = 3;
+  telemetry.on_full = EventClass::OnFull::kDropOldest;
+  ASSERT_NO_FATAL_FAILURE(OpenWith({telemetry}));
+  // No sink: the events wait, as on a till offline.
+  std::unique_ptr<Agent> agent = MakeAgent(Config(), &clock_);
+  ASSERT_NE(agent, nullptr);
+  Rounds(agent.get());
+  for (int i = 0; i < 5; ++i) CommitOne("telemetry.temp");
+  clock_.Advance(absl::Seconds(20));  // past a class check
+  Rounds(agent.get());
+  EXPECT_EQ(store_->GetStats()->dead_letters, 2u);
+  int evicted = 0;
+  for (const LogRecord& r : agent_log_) {
+    if (r.event != LogEvent::kEventsEvicted) continue;
+    ++evicted;
+    EXPECT_THAT(r.message, ::testing::HasSubstr("2 event(s) evicted"));
+  }
+  EXPECT_EQ(evicted, 1);
+}
+
+// Expiry writes at most 512 events an agent round, so that a day's backlog
+// expiring at once does not stop delivery for one long write; the rest go
+// in the next rounds, not at the next 10 s check, and the burst is one
+// events_expired record.
+TEST_F(AgentClassesTest, ExpiryTakes512ARoundAndTheRestInTheNextRounds) {
+  ASSERT_NO_FATAL_FAILURE(OpenWith({Telemetry(absl::Hours(1))}));
+  Txn txn;  // 600 readings in one commit
+  for (int i = 0; i < 600; ++i) {
+    Event e;
+    e.type = "telemetry.temp";
+    e.payload = "{}";
+    txn.Emit(e);
+  }
+  ASSERT_OUTBOX_OK(store_->Commit(txn));
+  std::unique_ptr<Agent> agent = MakeAgent(Config(), &clock_);
+  ASSERT_NE(agent, nullptr);
+  Rounds(agent.get(), 1);
+  EXPECT_EQ(Expired(), 0u);
+  clock_.Advance(absl::Minutes(61));
+  Rounds(agent.get(), 1);
+  EXPECT_EQ(Expired(), 512u);
+  Rounds(agent.get(), 2);  // the fake clock stands still: no new check is due
+  EXPECT_EQ(Expired(), 600u);
+  int records = 0;
+  for (const LogRecord& r : agent_log_) {
+    if (r.event != LogEvent::kEventsExpired) continue;
+    ++records;
+    EXPECT_THAT(r.message, ::testing::HasSubstr("600 event(s) expired"));
+  }
+  EXPECT_EQ(records, 1);
 }
 
 // A program that opens its store from the agent's configuration file

@@ -13,9 +13,11 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -115,6 +117,94 @@ TEST_F(AgentReloadTest, RequestsInFlightFinishUnderTheOldConfiguration) {
   EXPECT_EQ(at_a, std::set<std::string>(first.begin(), first.end()));
   EXPECT_EQ(At("/b").size(), 2u) << "nothing of the first four sent again";
   EXPECT_EQ(agent->stats().delivered, 6u);
+}
+
+// The store enforces its classes at every commit and they are fixed while
+// it is open: a reload whose classes differ in any rule (limits, on_full,
+// expire_after, keep_evicted) is refused with a message saying so, and the
+// running configuration goes on. One without classes takes the store's.
+class AgentReloadClassesTest : public AgentReloadTest {
+ protected:
+  void SetUp() override {
+    AgentReloadTest::SetUp();
+    EventClass telemetry;
+    telemetry.name = "telemetry";
+    telemetry.event_types = {"telemetry.*"};
+    telemetry.evictable = true;
+    telemetry.max_pending_events = 100;
+    telemetry.max_pending_bytes = 100000;
+    telemetry.on_full = EventClass::OnFull::kDropOldest;
+    telemetry.expire_after = absl::Hours(1);
+    ASSERT_OUTBOX_OK(store_->Close());
+    Options options;
+    options.tables = {"sales"};
+    options.event_classes = {telemetry};
+    auto store = Store::Open(options, dir_.Sub("db"));
+    ASSERT_OUTBOX_OK(store);
+    store_ = *std::move(store);
+  }
+
+  // Config(path) with the class the store was opened with, but its field
+  // `field` set to `value` when given.
+  std::string WithClass(const std::string& path, const std::string& field = "",
+                        const std::string& value = "") const {
+    std::vector<std::pair<std::string, std::string>> fields = {
+        {"name", "\"telemetry\""},       {"event_types", "\"telemetry.*\""},
+        {"evictable", "true"},           {"max_pending_events", "100"},
+        {"max_pending_bytes", "100000"}, {"on_full", "\"drop_oldest\""},
+        {"expire_after", "\"1h\""}};
+    bool replaced = false;
+    for (auto& [name, v] : fields) {
+      if (name == field) {
+        v = value;
+        replaced = true;
+      }
+    }
+    if (!field.empty() && !replaced) fields.emplace_back(field, value);
+    std::string text = "classes {";
+    for (const auto& [name, v] : fields)
+      absl::StrAppend(&text, " ", name, ": ", v);
+    return Config(path, absl::StrCat(text, " }\n"));
+  }
+};
+
+TEST_F(AgentReloadClassesTest, AReloadThatChangesTheClassesIsRefused) {
+  StartSink();
+  std::unique_ptr<Agent> agent = MakeAgent(WithClass("/a"));
+  ASSERT_NE(agent, nullptr);
+  const std::vector<std::pair<std::string, std::string>> changes = {
+      {"max_pending_events", "101"},
+      {"max_pending_bytes", "100001"},
+      {"on_full", "\"reject\""},
+      {"expire_after", "\"2h\""},
+      {"keep_evicted", "false"}};
+  for (const auto& [field, value] : changes) {
+    SCOPED_TRACE(field);
+    const size_t logged = agent_log_.size();
+    absl::Status refused = agent->Reload("", WithClass("/b", field, value));
+    EXPECT_TRUE(absl::IsFailedPrecondition(refused)) << refused;
+    EXPECT_THAT(refused.message(), HasSubstr("classes differ"));
+    ASSERT_EQ(agent_log_.size(), logged + 1);
+    EXPECT_EQ(agent_log_.back().event, LogEvent::kConfigReloadRefused);
+    EXPECT_THAT(agent_log_.back().message, HasSubstr("classes differ"));
+    EXPECT_THAT(agent_log_.back().message,
+                HasSubstr("going on with the configuration already running"));
+  }
+  EXPECT_EQ(Logged(LogEvent::kConfigReloaded), 0);
+  CommitEvents(2);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  EXPECT_EQ(At("/a").size(), 2u);
+  EXPECT_TRUE(At("/b").empty());
+}
+
+TEST_F(AgentReloadClassesTest, AReloadWithoutClassesTakesTheStoresClasses) {
+  StartSink();
+  std::unique_ptr<Agent> agent = MakeAgent(WithClass("/a"));
+  ASSERT_NE(agent, nullptr);
+  ASSERT_OUTBOX_OK(agent->Reload("", Config("/b")));
+  CommitEvents(2);
+  EXPECT_EQ(DrainUntilEmpty(agent.get()), 0u);
+  EXPECT_EQ(At("/b").size(), 2u);
 }
 
 // Stop() while no reload runs reaches the loop; a stopped agent stays

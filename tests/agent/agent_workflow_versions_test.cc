@@ -14,9 +14,11 @@
 
 #include <atomic>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -68,7 +70,9 @@ class AgentWorkflowVersionsTest : public testing::WorkflowSinkTest {
   // Runs an agent with `config` until the order's first step is done and
   // the next one waits for an unreachable destination.
   void RunUntilHeld(const std::string& config, size_t calls) {
-    std::unique_ptr<Agent> agent = MakeAgent(config);
+    RunUntilHeld(MakeAgent(config), calls);
+  }
+  void RunUntilHeld(std::unique_ptr<Agent> agent, size_t calls) {
     ASSERT_NE(agent, nullptr);
     for (int i = 0; i < 200 && Calls().size() < calls; ++i) {
       ASSERT_OUTBOX_OK(agent->RunOnce(absl::Now() + absl::Milliseconds(20)));
@@ -85,6 +89,20 @@ class AgentWorkflowVersionsTest : public testing::WorkflowSinkTest {
     absl::StatusOr<uint64_t> pending = agent->Drain();
     EXPECT_TRUE(pending.ok()) << pending.status();
     return pending.ok() ? *pending : ~uint64_t{0};
+  }
+
+  // An agent reading `config` from a file in the test's directory, as
+  // outbox-agent does: relative paths in it are relative to that directory.
+  std::unique_ptr<Agent> MakeAgentFromFile(const std::string& config) {
+    const std::string path = dir_.Sub("agent.textproto");
+    std::ofstream(path) << config;
+    AgentOptions options;
+    options.config_path = path;
+    options.log = [this](const LogRecord& r) { agent_log_.push_back(r); };
+    absl::StatusOr<std::unique_ptr<Agent>> agent =
+        Agent::Create(store_.get(), std::move(options));
+    EXPECT_TRUE(agent.ok()) << agent.status();
+    return agent.ok() ? *std::move(agent) : nullptr;
   }
 
   std::string DefinitionOf(const std::string& config) {
@@ -105,6 +123,9 @@ TEST_F(AgentWorkflowVersionsTest,
   // The next configuration has no workflow at all, and its "fraud" is
   // reachable again: the workflow takes its definition from the store and
   // its destinations from the configuration where it still has them.
+  DrainOnceWith(WithoutWorkflows(WorkflowConfig()));
+  ASSERT_GE(Calls().size(), 2u) << "fraud taken from the stored copy";
+  EXPECT_EQ(Calls()[1].path, "/api/fraud/check");
   RunToEnd(WithoutWorkflows(WorkflowConfig()));
   EXPECT_THAT(Paths(), ElementsAreArray(kHappyPath));
   const storage::WorkflowState state = State(id);
@@ -154,6 +175,65 @@ TEST_F(AgentWorkflowVersionsTest,
   RunToEnd(WithoutWorkflows(WorkflowConfig()));
   EXPECT_THAT(Paths(), ElementsAreArray(Concat(kHappyPath, kReverts)));
   EXPECT_EQ(State(id).phase(), storage::WORKFLOW_PHASE_COMPENSATED);
+}
+
+// A destination the configuration dropped comes from the stored copy, with
+// the retry schedule the definition was stored with: the workflow's step
+// there is given up after the stored max_attempts (2), not today's (6),
+// and the workflow is compensated.
+TEST_F(AgentWorkflowVersionsTest,
+       ADroppedDestinationRetriesUnderTheScheduleOfItsDefinition) {
+  const std::string v1 =
+      absl::StrReplaceAll(Unreachable(WorkflowConfig(), "/api/fraud/check"),
+                          {{"max_attempts: 3", "max_attempts: 2"}});
+  const std::string id = CommitOrder(
+      R"({"riskScore": 10, "shippingType": "domestic", "simulate": "ship-down"})");
+  RunUntilHeld(v1, 1);  // reserved; fraud unreachable
+
+  // "domestic" is gone (its workflow target is "domestic2" now), and every
+  // destination of the new configuration retries six times.
+  const std::string v2 = absl::StrReplaceAll(
+      WorkflowConfig(),
+      {{"name: \"domestic\"", "name: \"domestic2\""},
+       {"destination: \"domestic\"", "destination: \"domestic2\""},
+       {"max_attempts: 3", "max_attempts: 6"}});
+  RunToEnd(v2);
+  EXPECT_THAT(Paths(),
+              ElementsAreArray(std::vector<std::string>{
+                  "POST /api/inventory/reserve", "POST /api/fraud/check",
+                  "POST /api/domestic-shipping", "POST /api/domestic-shipping",
+                  "DELETE /api/inventory/RES-1/release"}));
+  const storage::WorkflowState state = State(id);
+  EXPECT_EQ(state.phase(), storage::WORKFLOW_PHASE_COMPENSATED);
+  EXPECT_EQ(state.definition(), DefinitionOf(v1));
+}
+
+// A definition keeps its destinations' files as absolute paths: a
+// configuration file naming its secrets file relative to its own directory
+// still runs a workflow whose destination it later dropped, from the
+// stored copy, whatever the agent's working directory.
+TEST_F(AgentWorkflowVersionsTest,
+       AStoredCopyFindsTheFilesItsConfigurationNamedRelatively) {
+  const std::string relative = secret_path_.substr(dir_.path().size() + 1);
+  const std::string v1 =
+      absl::StrReplaceAll(Unreachable(WorkflowConfig(), "/api/fraud/check"),
+                          {{absl::StrCat("\"", secret_path_, "\""),
+                            absl::StrCat("\"", relative, "\"")}});
+  ASSERT_EQ(v1.find(secret_path_), std::string::npos);
+  const std::string id =
+      CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})");
+  RunUntilHeld(MakeAgentFromFile(v1), 1);  // reserved; fraud unreachable
+
+  const std::string v2 = absl::StrReplaceAll(
+      WorkflowConfig(),
+      {{"name: \"domestic\"", "name: \"domestic2\""},
+       {"destination: \"domestic\"", "destination: \"domestic2\""}});
+  DrainOnceWith(v2);
+  ASSERT_EQ(Logged(LogEvent::kWorkflowHeld), 0)
+      << "the stored copy names a file the agent cannot find";
+  RunToEnd(v2);
+  EXPECT_THAT(Paths(), ElementsAreArray(kHappyPath));
+  EXPECT_EQ(State(id).phase(), storage::WORKFLOW_PHASE_COMPLETED);
 }
 
 TEST_F(AgentWorkflowVersionsTest, EqualDefinitionsAreKeptOnce) {

@@ -155,6 +155,37 @@ TEST_F(VerifyTest, DeadLetterGoneBehindTheCounter) {
   ExpectProblem("1 dead letters; outbox.dead holds 0");
 }
 
+// A dead letter written for a pending event without removing its entry (a
+// buggy writer, half a move): the event would be delivered and replayed.
+// The counter is raised with it, so only the event's two places disagree.
+TEST_F(VerifyTest, EventBothPendingAndDead) {
+  Raw([&](rocksdb::DB* d, const testing::RawFamilies& f) {
+    std::unique_ptr<rocksdb::Iterator> it(
+        d->NewIterator(rocksdb::ReadOptions(), f.at(keys::kDeadFamily)));
+    it->SeekToFirst();
+    ASSERT_TRUE(it->Valid());
+    storage::DeadLetter letter;
+    ASSERT_TRUE(letter.ParseFromString(it->value().ToString()));
+    letter.mutable_entry()->set_event_id(pending_);
+    ASSERT_TRUE(d->Put(rocksdb::WriteOptions(), f.at(keys::kDeadFamily),
+                       pending_, letter.SerializeAsString())
+                    .ok());
+    std::string value;
+    ASSERT_TRUE(d->Get(rocksdb::ReadOptions(), f.at(keys::kMetaFamily),
+                       keys::kQueueStateKey, &value)
+                    .ok());
+    storage::QueueState state;
+    ASSERT_TRUE(state.ParseFromString(value));
+    state.set_dead_count(state.dead_count() + 1);
+    ASSERT_TRUE(d->Put(rocksdb::WriteOptions(), f.at(keys::kMetaFamily),
+                       keys::kQueueStateKey, state.SerializeAsString())
+                    .ok());
+  });
+  ExpectProblem(absl::StrCat("event ", pending_, " is both pending and dead"));
+  EXPECT_THAT(Ctl({"verify"}).out,
+              HasSubstr("verdict:           1 problem(s)"));
+}
+
 TEST_F(VerifyTest, IdempotencyRecordWithoutExpiryIndex) {
   Raw([&](rocksdb::DB* d, const testing::RawFamilies& f) {
     std::unique_ptr<rocksdb::Iterator> it(
