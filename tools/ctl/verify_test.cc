@@ -82,6 +82,22 @@ class VerifyTest : public CtlTest {
     testing::RawEdit(db(), edit);
   }
 
+  // Rewrites the stored queue state (its counters) through `edit`, raw.
+  static void EditQueueState(
+      rocksdb::DB* d, const testing::RawFamilies& f,
+      const std::function<void(storage::QueueState*)>& edit) {
+    std::string value;
+    ASSERT_TRUE(d->Get(rocksdb::ReadOptions(), f.at(keys::kMetaFamily),
+                       keys::kQueueStateKey, &value)
+                    .ok());
+    storage::QueueState state;
+    ASSERT_TRUE(state.ParseFromString(value));
+    edit(&state);
+    ASSERT_TRUE(d->Put(rocksdb::WriteOptions(), f.at(keys::kMetaFamily),
+                       keys::kQueueStateKey, state.SerializeAsString())
+                    .ok());
+  }
+
   void Put(const char* family, const std::string& key,
            const std::string& value) {
     Raw([&](rocksdb::DB* d, const testing::RawFamilies& f) {
@@ -127,16 +143,9 @@ TEST_F(VerifyTest, UndecodablePendingValue) {
 
 TEST_F(VerifyTest, PendingCounterDisagreesWithEntries) {
   Raw([&](rocksdb::DB* d, const testing::RawFamilies& f) {
-    std::string value;
-    ASSERT_TRUE(d->Get(rocksdb::ReadOptions(), f.at(keys::kMetaFamily),
-                       keys::kQueueStateKey, &value)
-                    .ok());
-    storage::QueueState state;
-    ASSERT_TRUE(state.ParseFromString(value));
-    state.set_pending_count(state.pending_count() + 1);
-    ASSERT_TRUE(d->Put(rocksdb::WriteOptions(), f.at(keys::kMetaFamily),
-                       keys::kQueueStateKey, state.SerializeAsString())
-                    .ok());
+    EditQueueState(d, f, [](storage::QueueState* state) {
+      state->set_pending_count(state->pending_count() + 1);
+    });
   });
   ExpectProblem("4 pending events; outbox.pending holds 3");
 }
@@ -170,16 +179,9 @@ TEST_F(VerifyTest, EventBothPendingAndDead) {
     ASSERT_TRUE(d->Put(rocksdb::WriteOptions(), f.at(keys::kDeadFamily),
                        pending_, letter.SerializeAsString())
                     .ok());
-    std::string value;
-    ASSERT_TRUE(d->Get(rocksdb::ReadOptions(), f.at(keys::kMetaFamily),
-                       keys::kQueueStateKey, &value)
-                    .ok());
-    storage::QueueState state;
-    ASSERT_TRUE(state.ParseFromString(value));
-    state.set_dead_count(state.dead_count() + 1);
-    ASSERT_TRUE(d->Put(rocksdb::WriteOptions(), f.at(keys::kMetaFamily),
-                       keys::kQueueStateKey, state.SerializeAsString())
-                    .ok());
+    EditQueueState(d, f, [](storage::QueueState* state) {
+      state->set_dead_count(state->dead_count() + 1);
+    });
   });
   ExpectProblem(absl::StrCat("event ", pending_, " is both pending and dead"));
   EXPECT_THAT(Ctl({"verify"}).out,
