@@ -461,12 +461,13 @@ absl::Status AgentImpl::StartDueEvents() {
   CheckClock();
   const absl::Time steady = Steady();
   const size_t max = static_cast<size_t>(config_.agent.max_in_flight);
+  // A refill time from an earlier round must not arm the timer in the past.
+  rate_wake_ = absl::InfiniteFuture();
   if (in_flight_.size() >= max || steady < store_full_until_) {
     return absl::OkStatus();
   }
   probing_.clear();
   workflow_probes_.clear();
-  rate_wake_ = absl::InfiniteFuture();
   const absl::Time now = clock_->Now();
   OUTBOX_RETURN_IF_ERROR(StartDurable(now));
   // Those StartDurable settled without a request (a workflow that ended)

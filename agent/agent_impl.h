@@ -163,10 +163,11 @@ class AgentImpl final {
   // events and batches only: workflow steps are not counted.
   bool FuseHolds(const InFlight& flight, const SendResult& result,
                  const Decision& d, bool* trips);
-  // Leaves `flight`'s events pending (not an attempt) and holds its
-  // destination for its fuse (TripFuse).
-  void HoldForFuse(const InFlight& flight, const SendResult& result);
-  // Holds `flight`'s destination as for a refusal, logging when it starts.
+  // Settles `flight`'s events, which `d` would dead-letter, as failed
+  // attempts instead, due again after their backoff: the fuse holds them.
+  void HoldForFuse(InFlight* flight, const Decision& d, absl::Time now);
+  // Holds `flight`'s destination as for a refusal (one probe at a time,
+  // backing off), logging when that starts.
   void TripFuse(const InFlight& flight, const SendResult& result);
   // Processes the senders whose fd is ready and handles what finished.
   void ProcessSenders();

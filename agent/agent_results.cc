@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/agent_impl.h"
 #include "agent/decision.h"
+#include "agent/retry_policy.h"
 #include "base/status_macros.h"
 #include "lib/crash_points.h"
 
@@ -64,18 +65,22 @@ void AgentImpl::HandleResult(const SendResult& result) {
     HoldRefused(flight, d);
     return;  // not an attempt either: the event (or batch) is untouched
   }
+  metrics_.OnAttempt(AttemptOutcome(result));
   bool fuse_trips = false;
   if (FuseHolds(flight, result, d, &fuse_trips)) {
-    HoldForFuse(flight, result);
-    return;  // not an attempt: the event (or batch) is untouched
+    HoldForFuse(&flight, d, now);
+    TripFuse(flight, result);
+    return;
   }
-  metrics_.OnAttempt(AttemptOutcome(result));
   if (d.kind == Decision::Kind::kDeadLetter) {
     dead_reasons_[event.seq] = d.rejected ? AgentMetrics::DeadReason::kRejected
                                           : AgentMetrics::DeadReason::kGaveUp;
   }
+  // While its fuse holds the destination, only a delivery releases it: a
+  // retry's answer keeps it held (and backs its probes off).
+  const bool fuse_holding = fuse_.tripped(destination.name);
   const bool was_refused = reachability_.Of(destination.name, Steady()).refused;
-  if (reachability_.OnAnswer(destination.name, Steady())) {
+  if (!fuse_holding && reachability_.OnAnswer(destination.name, Steady())) {
     Log(LogSeverity::kInfo, LogEvent::kDestinationReachable,
         absl::StrCat(
             "destination ", destination.name,
@@ -84,7 +89,7 @@ void AgentImpl::HandleResult(const SendResult& result) {
         event.id, destination.name);
   }
   // The last dead letters the fuse lets through: held from now on.
-  if (fuse_trips) TripFuse(flight, result);
+  if (fuse_holding || fuse_trips) TripFuse(flight, result);
   if (flight.workflow != nullptr && result.http.http_status != 0 &&
       (d.kind == Decision::Kind::kRetry ||
        d.kind == Decision::Kind::kPauseDestination)) {
@@ -149,10 +154,11 @@ bool AgentImpl::FuseHolds(const InFlight& flight, const SendResult& result,
                           const Decision& d, bool* trips) {
   if (flight.workflow != nullptr) return false;
   const Destination& destination = *flight.destination;
-  if (d.kind != Decision::Kind::kDeadLetter) {
-    fuse_.OnOtherAnswer(destination.name);  // reachability logs the change
+  if (d.kind == Decision::Kind::kDelivered) {
+    fuse_.OnDelivered(destination.name);  // reachability logs the change
     return false;
   }
+  if (d.kind != Decision::Kind::kDeadLetter) return false;
   // The answer that dead-letters, in a few words ("HTTP 400", "PUBACK
   // 0x99 ..."); a retry budget spent on timeouts has none but its code.
   const std::string answer =
@@ -161,8 +167,10 @@ bool AgentImpl::FuseHolds(const InFlight& flight, const SendResult& result,
           : absl::StrCat("no answer (",
                          absl::StatusCodeToString(result.transport.code()),
                          ")");
-  switch (fuse_.OnDeadLetters(destination.name, answer,
-                              1 + flight.batch_rest.size(),
+  // A refusal is the receiver's word on the whole batch; a budget spent is
+  // the first event's, the others' decided on their own (SettleBatchRest).
+  const size_t events = d.rejected ? 1 + flight.batch_rest.size() : 1;
+  switch (fuse_.OnDeadLetters(destination.name, answer, events,
                               destination.dead_letter_fuse)) {
     case DeadLetterFuse::Verdict::kDeadLetter:
       return false;
@@ -175,24 +183,41 @@ bool AgentImpl::FuseHolds(const InFlight& flight, const SendResult& result,
   return false;
 }
 
-void AgentImpl::HoldForFuse(const InFlight& flight, const SendResult& result) {
-  ++stats_.refused_results;
-  metrics_.OnAttempt(AgentMetrics::Outcome::kRefused);
-  TripFuse(flight, result);
+void AgentImpl::HoldForFuse(InFlight* flight, const Decision& d,
+                            absl::Time now) {
+  // Sent and refused, but not buried: a failed attempt of each event, due
+  // again after the policy's backoff, so that the next probe is another
+  // event and a few genuinely bad ones cannot hold the destination for
+  // good. The store computes each one's retry age.
+  auto retry = [&](PendingEvent e) {
+    Decision r = d;
+    r.kind = Decision::Kind::kRetry;
+    r.retry_age = absl::InfiniteDuration();
+    r.next_attempt =
+        now + RetryDelay(flight->destination->retry,
+                         static_cast<int>(e.attempts), std::nullopt, bitgen_);
+    r.error = absl::StrCat(d.error, "; held by the dead-letter fuse");
+    settled_.push_back(SettlementFor(r, std::move(e), now));
+  };
+  for (PendingEvent& e : flight->batch_rest) retry(std::move(e));
+  flight->batch_rest.clear();
+  retry(std::move(flight->event));
 }
 
 void AgentImpl::TripFuse(const InFlight& flight, const SendResult& result) {
   const Destination& destination = *flight.destination;
   if (!reachability_.OnRefused(destination.name, flight.probe, Steady())) {
-    return;  // held already: one record per spell
+    return;  // held already (its next probe is backed off): one record
   }
   Log(LogSeverity::kError, LogEvent::kDeadLetterFuse,
       absl::StrCat(
-          "destination ", destination.name, ": ", destination.dead_letter_fuse,
-          " event(s) in a row were dead-lettered with the same answer (",
-          result.transport.ok() ? result.answer : "no answer",
-          "); holding its events and probing one at a time instead of "
-          "dead-lettering more. If the receiver refuses this device (a "
+          "destination ", destination.name, ": its receiver answered ",
+          result.transport.ok() ? result.answer : "nothing",
+          " to event after event, and dead-lettering ",
+          destination.dead_letter_fuse,
+          " in a row is what dead_letter_fuse allows; holding its events and "
+          "probing one at a time instead (a probe it refuses is a failed "
+          "attempt, retried later). If the receiver refuses this device (a "
           "secret, a signature's timestamp), fix that: the held events then "
           "go, and outboxctl replay puts back the ones dead-lettered; if it "
           "means to reject these events, raise dead_letter_fuse or set it "

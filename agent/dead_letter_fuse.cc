@@ -25,7 +25,7 @@ DeadLetterFuse::Verdict DeadLetterFuse::OnDeadLetters(
   return Verdict::kDeadLetterTrips;
 }
 
-bool DeadLetterFuse::OnOtherAnswer(absl::string_view destination) {
+bool DeadLetterFuse::OnDelivered(absl::string_view destination) {
   auto it = states_.find(destination);
   if (it == states_.end()) return false;
   const bool was = it->second.tripped;

@@ -8,8 +8,10 @@
 // its whole queue, one 400 at a time. After `limit` events in a row
 // dead-lettered with the same answer (Destination::dead_letter_fuse) the
 // fuse trips: the agent holds the destination as for a 401 (its events
-// wait, one probe at a time, none is an attempt) until an answer of another
-// kind, which resets it.
+// wait, one probe at a time) until a delivery, which resets it. A held
+// event the receiver refuses again is a failed attempt, retried later (so
+// the probes move on to other events), never a dead letter. A retry's
+// answer (a 503, a timeout) neither counts nor resets it.
 //
 // Counts events, not requests: a batch rejected whole counts each of its
 // events, and one that would take the count past `limit` is held whole, so
@@ -45,9 +47,9 @@ class DeadLetterFuse {
   Verdict OnDeadLetters(absl::string_view destination, absl::string_view answer,
                         size_t events, int limit);
 
-  // `destination`'s receiver answered anything that dead-letters nothing:
-  // the run ends. Returns true if the fuse had tripped (it is reset).
-  bool OnOtherAnswer(absl::string_view destination);
+  // `destination`'s receiver took an event (2xx): the run ends. Returns
+  // true if the fuse had tripped (it is reset).
+  bool OnDelivered(absl::string_view destination);
 
   bool tripped(absl::string_view destination) const;
 

@@ -25,10 +25,10 @@ TEST(DeadLetterFuseTest, TheLimitthDeadLetterWithOneAnswerTripsIt) {
   EXPECT_FALSE(fuse.tripped("other"));
 }
 
-TEST(DeadLetterFuseTest, AnotherAnswerEndsTheRunAndResetsIt) {
+TEST(DeadLetterFuseTest, ADeliveryEndsTheRunAndResetsIt) {
   DeadLetterFuse fuse;
   for (int i = 0; i < 9; ++i) fuse.OnDeadLetters("sink", "HTTP 400", 1, 10);
-  EXPECT_FALSE(fuse.OnOtherAnswer("sink"));  // a 2xx: not tripped yet
+  EXPECT_FALSE(fuse.OnDelivered("sink"));  // a 2xx: not tripped yet
   for (int i = 0; i < 9; ++i) {
     EXPECT_EQ(fuse.OnDeadLetters("sink", "HTTP 400", 1, 10),
               Verdict::kDeadLetter);
@@ -39,7 +39,7 @@ TEST(DeadLetterFuseTest, AnotherAnswerEndsTheRunAndResetsIt) {
   for (int i = 0; i < 9; ++i) fuse.OnDeadLetters("sink", "HTTP 400", 1, 10);
   EXPECT_EQ(fuse.OnDeadLetters("sink", "HTTP 400", 1, 10),
             Verdict::kDeadLetterTrips);
-  EXPECT_TRUE(fuse.OnOtherAnswer("sink"));  // the receiver accepts again
+  EXPECT_TRUE(fuse.OnDelivered("sink"));  // the receiver accepts again
   EXPECT_FALSE(fuse.tripped("sink"));
   EXPECT_EQ(fuse.OnDeadLetters("sink", "HTTP 400", 1, 10),
             Verdict::kDeadLetter);

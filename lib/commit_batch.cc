@@ -61,8 +61,11 @@ absl::Status AddIdempotencyRecord(const Txn& txn, const CommitContext& context,
                    Encode(record));
   }
   if (s.ok()) {
+    // Keyed by the wall clock's time, as builds before the store clock key
+    // it: one rolled back to purges these as it always did.
     s = batch->Put(context.idempotency,
-                   keys::IdempotencyExpiryKey(context.store_clock_ms, key), "");
+                   keys::IdempotencyExpiryKey(ToStoredMillis(context.now), key),
+                   "");
   }
   return FromRocks(s, "building the commit");
 }

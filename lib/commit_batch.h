@@ -52,7 +52,7 @@ struct CommitContext {
   // so (OutboxEntry.created_clock_behind).
   int64_t clock_mark_ms = 0;
   // The store clock's time now (lib/store_clock.h, Unix ms): an idempotency
-  // record's window runs from it, and its expiry index entry is keyed by it.
+  // record's window runs from it (its expiry index entry is keyed by `now`).
   int64_t store_clock_ms = 0;
 };
 

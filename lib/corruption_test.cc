@@ -14,6 +14,7 @@
 #include "lib/keys.h"
 #include "proto/storage.pb.h"
 #include "rocksdb/db.h"
+#include "tests/testing/raw_store.h"
 #include "tests/testing/store_fixture.h"
 
 namespace outbox {
@@ -241,6 +242,45 @@ TEST_F(CorruptionTest, CorruptQueueStateRefusesOpenWithDataLoss) {
   auto store = Store::Open(options_, path());
   EXPECT_STATUS_CODE(store, absl::StatusCode::kDataLoss);
   EXPECT_THAT(std::string(store.status().message()), HasSubstr("queue"));
+}
+
+// A store refused at open is left exactly as it was found: the refused
+// open writes nothing on its way out (its close once wrote an empty queue
+// state, and every later open was refused for that instead).
+TEST_F(CorruptionTest, ARefusedOpenWritesNothing) {
+  CommitEvent(MakeEvent("t"));
+  CommitEvent(MakeEvent("t"));
+  clock_.Advance(absl::Hours(2));  // the store clock moved: worth a write
+  std::string behind;
+  RawEdit([&](rocksdb::DB* db, const Families& families) {
+    rocksdb::ColumnFamilyHandle* meta = families.at(keys::kMetaFamily);
+    std::string value;
+    ASSERT_TRUE(
+        db->Get(rocksdb::ReadOptions(), meta, keys::kQueueStateKey, &value)
+            .ok());
+    storage::QueueState state;
+    ASSERT_TRUE(state.ParseFromString(value));
+    state.set_next_seq(1);  // behind the entry at seq 1
+    behind = state.SerializeAsString();
+    rocksdb::WriteOptions wo;
+    wo.sync = true;
+    ASSERT_TRUE(db->Put(wo, meta, keys::kQueueStateKey, behind).ok());
+  });
+  clock_.Advance(absl::Hours(2));
+  for (int i = 0; i < 2; ++i) {
+    auto store = Store::Open(options_, path());
+    EXPECT_STATUS_CODE(store, absl::StatusCode::kDataLoss);
+    EXPECT_THAT(std::string(store.status().message()),
+                HasSubstr("behind its entries"));
+  }
+  testing::RawEdit(path(), [&](rocksdb::DB* db,
+                               const testing::RawFamilies& families) {
+    std::string value;
+    ASSERT_TRUE(db->Get(rocksdb::ReadOptions(), families.at(keys::kMetaFamily),
+                        keys::kQueueStateKey, &value)
+                    .ok());
+    EXPECT_EQ(value, behind);
+  });
 }
 
 TEST_F(CorruptionTest, CorruptDeadLetterIsDataLossNamingKey) {

@@ -6,9 +6,9 @@
 //   outbox.pending  Seq(seq)   -> OutboxEntry          (the FIFO queue)
 //   outbox.dead     event id   -> DeadLetter
 //   outbox.idem     "k" + key  -> IdempotencyRecord
-//                   "t" + Seq(commit ms) + key -> "" (expiry index; the
-//                     store clock's ms, lib/store_clock.h, or the wall
-//                     clock's in records written before it)
+//                   "t" + Seq(commit unix ms) + key -> "" (expiry index,
+//                     the wall clock's time; the window itself runs on the
+//                     store clock, lib/store_clock.h)
 //   outbox.workflows  "s" + event id -> WorkflowState
 //                     "c" + event id -> WorkflowCancel
 //                     "r" + event id + "/" + 4-byte big-endian n -> StepResult
@@ -61,7 +61,7 @@ std::string IdempotencyExpiryKey(int64_t committed_ms,
 inline constexpr char kIdempotencyExpiryPrefix[] = "t";
 // Splits an expiry key; nullopt if malformed.
 struct ExpiryKey {
-  int64_t committed_ms;  // CommittedStoreClockMs of its record
+  int64_t committed_ms;  // its record's committed_unix_ms
   std::string idempotency_key;
 };
 std::optional<ExpiryKey> ParseIdempotencyExpiryKey(absl::string_view key);

@@ -3,8 +3,10 @@
 #include "lib/proto_peek.h"
 
 #include <algorithm>
+#include <string>
 
 #include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/wire_format_lite.h"
 
 namespace outbox {
@@ -76,6 +78,12 @@ bool PeekVarints(absl::string_view message, absl::Span<const int> fields,
       },
       &whole);
   return ok && whole;
+}
+
+void AppendVarintField(int field, uint64_t value, std::string* message) {
+  google::protobuf::io::StringOutputStream out(message);
+  google::protobuf::io::CodedOutputStream coded(&out);
+  WireFormatLite::WriteUInt64(field, value, &coded);
 }
 
 }  // namespace outbox

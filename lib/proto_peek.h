@@ -1,8 +1,8 @@
 // Copyright (c) edge-outbox authors.
 //
-// One top-level field of an encoded protobuf message, read without decoding
-// the rest: the agent looks at a state's phase or definition, or a result
-// row's outcome, and the store at the phase of a state it writes, where
+// One top-level field of an encoded protobuf message, read (or set) without
+// decoding the rest: the agent looks at a state's phase or definition, or a
+// result row's outcome, and the store at the phase of a state it writes, where
 // decoding it whole (every request and answer in it) would cost more than
 // the rest of the work. Pure functions: thread-safe.
 
@@ -31,6 +31,11 @@ std::string PeekBytes(absl::string_view message, int field);
 // a sequence of fields (what ParseFromString would refuse first).
 bool PeekVarints(absl::string_view message, absl::Span<const int> fields,
                  absl::Span<uint64_t> values);
+
+// Appends varint field `field` = `value` to the encoded message `*message`:
+// a full parse then reads `value` for it (the last occurrence wins), so a
+// field is set without decoding the rest.
+void AppendVarintField(int field, uint64_t value, std::string* message);
 
 }  // namespace outbox
 

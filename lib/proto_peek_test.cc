@@ -83,5 +83,23 @@ TEST(ProtoPeekTest, AMessageThatDoesNotDecodeIsFalse) {
   EXPECT_TRUE(PeekVarints("", fields, absl::MakeSpan(values)));
 }
 
+// A field appended to an encoded message is what a full parse reads for
+// it, the rest unchanged: the store stamps a state it writes undecoded.
+TEST(ProtoPeekTest, AnAppendedVarintFieldIsWhatAParseReads) {
+  storage::WorkflowState state;
+  state.set_phase(storage::WORKFLOW_PHASE_COMPLETED);
+  state.set_finished_unix_ms(1700000000000);
+  state.set_finished_store_clock_ms(5);
+  state.add_steps()->set_name("reserve");
+  std::string encoded = state.SerializeAsString();
+  AppendVarintField(storage::WorkflowState::kFinishedStoreClockMsFieldNumber,
+                    1600000000000, &encoded);
+  storage::WorkflowState parsed;
+  ASSERT_TRUE(parsed.ParseFromString(encoded));
+  EXPECT_EQ(parsed.finished_store_clock_ms(), 1600000000000);
+  parsed.set_finished_store_clock_ms(5);
+  EXPECT_EQ(parsed.SerializeAsString(), state.SerializeAsString());
+}
+
 }  // namespace
 }  // namespace outbox

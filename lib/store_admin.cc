@@ -119,18 +119,25 @@ absl::StatusOr<size_t> StoreImpl::PurgeExpiredIdempotencyKeys() {
   absl::MutexLock l(&mu_);
   SerialWrite serial(this);
   OUTBOX_RETURN_IF_ERROR(WritableLocked());
-  // On the store clock: a wall clock set ahead forgets nothing early.
-  const int64_t cutoff_ms =
-      store_clock_.NowMs() -
+  const int64_t window_ms =
       absl::ToInt64Milliseconds(options_.idempotency_window);
-  // The expiry index is ordered by commit time: scan only the expired part.
-  BoundedIterator it(db_.get(), idem_, keys::kIdempotencyExpiryPrefix,
-                     keys::IdempotencyExpiryKey(cutoff_ms + 1, ""));
+  // The expiry index is keyed by the wall clock's commit time (what builds
+  // before the store clock read): scan only its part old by the wall clock,
+  // and of that forget only the keys old by the store clock too. A wall
+  // clock set ahead reaches every key and forgets none early; a key
+  // committed under a clock set back is reached early and kept its window.
+  const int64_t store_cutoff_ms = store_clock_.NowMs() - window_ms;
+  BoundedIterator it(
+      db_.get(), idem_, keys::kIdempotencyExpiryPrefix,
+      keys::IdempotencyExpiryKey(ToStoredMillis(Now()) - window_ms + 1, ""));
   rocksdb::WriteBatch batch;
   size_t purged = 0;
   for (; it->Valid(); it->Next()) {
     std::optional<keys::ExpiryKey> expiry =
         keys::ParseIdempotencyExpiryKey(View(it->key()));
+    OUTBOX_ASSIGN_OR_RETURN(const bool forget,
+                            KeyExpiredLocked(expiry, store_cutoff_ms));
+    if (!forget) continue;  // young on the store clock: kept
     rocksdb::Status s = batch.Delete(idem_, it->key());
     if (s.ok() && expiry.has_value()) {
       s = batch.Delete(idem_,
@@ -145,6 +152,21 @@ absl::StatusOr<size_t> StoreImpl::PurgeExpiredIdempotencyKeys() {
   OUTBOX_RETURN_IF_ERROR(
       WriteLocked(batch, tail_, "purging idempotency keys", options_.sync));
   return purged;
+}
+
+absl::StatusOr<bool> StoreImpl::KeyExpiredLocked(
+    const std::optional<keys::ExpiryKey>& expiry, int64_t store_cutoff_ms) {
+  if (!expiry.has_value()) return true;  // a malformed index entry: dropped
+  std::string value;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), idem_,
+               keys::IdempotencyRecordKey(expiry->idempotency_key), &value);
+  if (s.IsNotFound()) return true;  // an index entry left behind
+  if (!s.ok()) return FromRocks(s, "reading an idempotency key");
+  storage::IdempotencyRecord record;
+  // An undecodable record is kept for an operator to look at (verify).
+  if (!record.ParseFromString(value)) return false;
+  return CommittedStoreClockMs(record) < store_cutoff_ms;
 }
 
 absl::StatusOr<size_t> StoreImpl::PurgeDeadLetters(absl::Duration older_than) {

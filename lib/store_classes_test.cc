@@ -479,11 +479,10 @@ TEST_F(StoreClassesTest, AYoungEventCommittedBehindTheMarkIsPassedOver) {
 
 // A board that booted minutes behind (a slow RTC, not a year off): an event
 // committed more than a minute behind the store's mark is flagged, and ages
-// on the monotonic clock from when the store indexed it, never by its
-// stored time. The mark comes from an event of no class, so nothing older
-// in the class holds the check up.
+// on the store clock from its commit, never by its stored time. The mark comes
+// from an event of no class, so nothing older in the class holds the check up.
 TEST_F(StoreClassesTest,
-       AnEventCommittedMinutesBehindTheMarkAgesOnTheMonotonicClock) {
+       AnEventCommittedMinutesBehindTheMarkAgesOnTheStoreClock) {
   EventClass telemetry = Telemetry();
   telemetry.expire_after = absl::Hours(1);
   OpenWith({telemetry});

@@ -20,13 +20,16 @@
 // calendar, than their settings say: never shorter. That is the trade: the
 // store has no source it could trust to count the time it was closed.
 //
-// Thread-safe: set once at open (Start), read lock-free afterwards.
+// Thread-safe: Start runs at open (and again, holding the store's locks,
+// when RocksDB is reopened after a full disk); NowMs reads one atomic, so a
+// reader never pairs one start's base with another's.
 
 #ifndef OUTBOX_LIB_STORE_CLOCK_H_
 #define OUTBOX_LIB_STORE_CLOCK_H_
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 
 #include "absl/time/time.h"
 #include "outbox/clock.h"
@@ -45,22 +48,29 @@ class StoreClock {
   // while the store stays open), it never sets the clock back.
   void Start(int64_t stored_ms, int64_t mark_ms);
 
+  // Whether Start has run (a store whose open failed never started it).
+  bool started() const { return offset_ms_.load() != kNotStarted; }
+
   // The store clock now, in Unix milliseconds: never falls.
+  // REQUIRES: started().
   int64_t NowMs() const;
   absl::Time Now() const { return absl::FromUnixMillis(NowMs()); }
 
  private:
+  static constexpr int64_t kNotStarted = std::numeric_limits<int64_t>::min();
+  int64_t MonotonicMs() const;
+
   Clock* const clock_;
-  std::atomic<int64_t> base_ms_{0};
-  std::atomic<int64_t> base_monotonic_ms_{0};
+  // The store clock minus the monotonic clock, in milliseconds: one value,
+  // so that NowMs is a single read.
+  std::atomic<int64_t> offset_ms_{kNotStarted};
 };
 
 // The store-clock times the store stamps on what it deletes by age. A
 // record written before the store clock existed has only its wall-clock
 // time, which serves instead (the clock started near it: at the store's
 // clock mark).
-// An idempotency record's commit: its window runs from it, and its expiry
-// index entry is keyed by it.
+// An idempotency record's commit: its window runs from it.
 int64_t CommittedStoreClockMs(const storage::IdempotencyRecord& record);
 // A dead letter's death: retention runs from it.
 int64_t DeadStoreClockMs(const storage::DeadLetter& dead);

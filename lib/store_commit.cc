@@ -125,11 +125,11 @@ absl::StatusOr<StoreImpl::IdempotencyLookup> StoreImpl::LookUpIdempotencyKey(
   // On the store clock, never the wall clock: a clock set ahead
   // must not make a retry a second sale, nor one set back at the first
   // commit make its key look years old once the clock is right.
-  const int64_t committed_ms = CommittedStoreClockMs(record);
-  if (absl::Milliseconds(store_clock_.NowMs() - committed_ms) >=
+  if (absl::Milliseconds(store_clock_.NowMs() -
+                         CommittedStoreClockMs(record)) >=
       options_.idempotency_window) {
-    // Expired: this commit replaces it.
-    lookup.expired_committed_ms = committed_ms;
+    // Expired: this commit replaces it (and its expiry index entry).
+    lookup.expired_committed_ms = record.committed_unix_ms();
     return lookup;
   }
   CommitResult& answer = lookup.answer.emplace();

@@ -40,9 +40,12 @@ absl::Status StoreImpl::Close() {
     return absl::OkStatus();
   }
   // (db_ is null only if a reopen after a full disk failed: nothing to do.)
-  PersistStoreClockLocked();
+  const absl::Status persisted = PersistStoreClockLocked();
   closed_.store(true);
   absl::Status status = CloseDbLocked();
+  // A failed close write leaves the log unsynced (CloseDbLocked must not
+  // touch it then): the caller hears of it, as of a failed sync.
+  if (status.ok()) status = persisted;
   if (!secondary_dir_.empty()) {
     std::error_code ignored;  // scratch space only; nothing of the store
     std::filesystem::remove_all(secondary_dir_, ignored);
@@ -50,7 +53,7 @@ absl::Status StoreImpl::Close() {
   return status;
 }
 
-void StoreImpl::PersistStoreClockLocked() {
+absl::Status StoreImpl::PersistStoreClockLocked() {
   // The store clock counts the time the store is open, and a reopen goes on
   // from the last write: one empty synced write (the queue state carries
   // the clock) keeps the time since then, so that a till restarted often
@@ -59,14 +62,15 @@ void StoreImpl::PersistStoreClockLocked() {
   // must not be touched), nor read-only, nor for less than a minute: each
   // such write leaves a table file at the flush below, and a tool that
   // opens and closes the store in a loop would pile them up for nothing.
-  if (read_only_ || !write_error_.ok()) return;
+  // Only a store that finished opening: one refused halfway is left as it
+  // was found.
+  if (!opened_ || read_only_ || !write_error_.ok()) return absl::OkStatus();
   constexpr int64_t kWorthAWriteMs = 60 * 1000;
   if (store_clock_.NowMs() - store_clock_persisted_ms_ < kWorthAWriteMs) {
-    return;
+    return absl::OkStatus();
   }
-  WriteLocked(rocksdb::WriteBatch(), tail_, "closing the store",
-              /*sync=*/true)
-      .IgnoreError();  // then CloseDbLocked leaves the log as it is
+  return WriteLocked(rocksdb::WriteBatch(), tail_, "closing the store",
+                     /*sync=*/true);
 }
 
 absl::Status StoreImpl::CloseDbLocked() {

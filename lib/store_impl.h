@@ -25,6 +25,7 @@
 #include "lib/batch_group.h"
 #include "lib/commit_batch.h"
 #include "lib/event_classes.h"
+#include "lib/keys.h"
 #include "lib/latency_histogram.h"
 #include "lib/queue_index.h"
 #include "lib/rocks_options.h"
@@ -211,8 +212,10 @@ class StoreImpl final : public Store {
   // Scans the pending family once to build index_ and to recount the
   // pending events and bytes (the derived figures win over stored ones).
   absl::Status RebuildIndex() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, db_mu_);
-  // Persists the store clock at close, with an empty synced write.
-  void PersistStoreClockLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Persists the store clock at close, with an empty synced write, if the
+  // store opened whole and the clock moved a minute or more since the last
+  // write. Errors: the write's.
+  absl::Status PersistStoreClockLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Closes the RocksDB instance (syncing the log unless a write failed).
   absl::Status CloseDbLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // After a write failed for lack of disk space: close and reopen RocksDB.
@@ -464,6 +467,10 @@ class StoreImpl final : public Store {
   // REQUIRES: mu_ or db_mu_ held.
   absl::StatusOr<std::optional<storage::WorkflowState>> ReadAnyWorkflowState(
       absl::string_view event_id);
+  // The kept workflow definitions no stored workflow names and `keep` does
+  // not list, sorted (PurgeWorkflowDefinitions). Reads under db_mu_ only.
+  absl::StatusOr<std::vector<std::string>> UnnamedDefinitions(
+      const std::vector<std::string>& keep) ABSL_LOCKS_EXCLUDED(mu_, db_mu_);
   // Adds to `batch` the rows of `state` (WorkflowState::rows) that differ
   // from the stored ones, replacing a state stored whole.
   absl::Status AddWorkflowRowsLocked(const std::string& event_id,
@@ -475,9 +482,21 @@ class StoreImpl final : public Store {
   absl::Status AddWorkflowDeletesLocked(const std::string& event_id,
                                         rocksdb::WriteBatch* batch)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Adds the deletion of up to `max` workflows finished before `cutoff_ms`
-  // to `batch`; returns how many.
-  absl::StatusOr<size_t> AddFinishedPurgeLocked(int64_t cutoff_ms, size_t max,
+  // What PurgeFinishedWorkflows deletes, in Unix ms: the retention index is
+  // read below `wall_ms` (its keys are wall-clock finish times), and of that
+  // a workflow finished before `store_ms` on the store clock goes (one from
+  // before that stamp: finished before `earlier_ms`, the earlier clock's).
+  struct FinishedCutoff {
+    int64_t wall_ms;
+    int64_t store_ms;
+    int64_t earlier_ms;
+    bool Passed(const storage::WorkflowState& state) const;
+  };
+  // Adds the deletion of up to `max` workflows past `cutoff` to `batch`,
+  // reading the index from `*from` ("": its start), and sets `*from` to
+  // where the next call goes on ("": the end was reached). Returns how many.
+  absl::StatusOr<size_t> AddFinishedPurgeLocked(const FinishedCutoff& cutoff,
+                                                size_t max, std::string* from,
                                                 rocksdb::WriteBatch* batch,
                                                 storage::QueueState* next)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -494,6 +513,12 @@ class StoreImpl final : public Store {
                            size_t batch = 64) ABSL_LOCKS_EXCLUDED(mu_, db_mu_);
   absl::StatusOr<DeadLetter> DecodeDeadLetter(absl::string_view key,
                                               absl::string_view value);
+  // Whether the idempotency record that index entry `expiry` names (none:
+  // a malformed entry) was committed before `store_cutoff_ms` on the store
+  // clock, or is gone: PurgeExpiredIdempotencyKeys may forget it.
+  absl::StatusOr<bool> KeyExpiredLocked(
+      const std::optional<keys::ExpiryKey>& expiry, int64_t store_cutoff_ms)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Dead letters deleted per write by PurgeDeadLetters.
   static constexpr size_t kPurgeBatch = 512;
   // Writes `batch`, `*deleted` dead letters' deletions, counted, and empties
@@ -554,6 +579,8 @@ class StoreImpl final : public Store {
   StoreClock store_clock_{clock_};
   // What the last group write persisted of it (or the open found).
   int64_t store_clock_persisted_ms_ ABSL_GUARDED_BY(mu_) = 0;
+  // Set once Open finished: only then may Close write.
+  bool opened_ ABSL_GUARDED_BY(mu_) = false;
 
   mutable absl::Mutex mu_;
   // The store's manifest as of the last durable write (its feature sets).

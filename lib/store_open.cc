@@ -207,6 +207,9 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithEnv(
     absl::MutexLock l(&store->mu_);
     absl::WriterMutexLock w(&store->db_mu_);
     OUTBOX_RETURN_IF_ERROR(store->OpenDb(env));
+    // Only now may a close write: one refused halfway (damage, a newer
+    // schema) must leave every file as it found it.
+    store->opened_ = true;
   }
   return std::unique_ptr<Store>(std::move(store));
 }
@@ -420,7 +423,8 @@ absl::Status StoreImpl::LoadQueueState() {
   state_ = state;
   clock_mark_ms_.store(state.wall_clock_mark_unix_ms());
   store_clock_.Start(state.store_clock_ms(), state.wall_clock_mark_unix_ms());
-  store_clock_persisted_ms_ = store_clock_.NowMs();
+  // What is on disk: a reopen after a full disk may have counted more since.
+  store_clock_persisted_ms_ = state.store_clock_ms();
   return absl::OkStatus();
 }
 

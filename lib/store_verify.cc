@@ -145,7 +145,7 @@ class Verifier {
         absl::Status d = DecodeStored(keys::kIdempotencyFamily, Printable(key),
                                       View(it->value()), &record);
         if (!d.ok()) Problem(std::string(d.message()));
-        records[key.substr(1)] = d.ok() ? CommittedStoreClockMs(record) : -1;
+        records[key.substr(1)] = d.ok() ? record.committed_unix_ms() : -1;
       } else if (auto expiry = keys::ParseIdempotencyExpiryKey(key)) {
         expiries[expiry->idempotency_key] = expiry->committed_ms;
       } else {

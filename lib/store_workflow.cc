@@ -166,20 +166,38 @@ absl::Status StoreImpl::AddWorkflowWritesLocked(
     next->set_workflows_needing_attention(next->workflows_needing_attention() +
                                           1);
   }
-  if (leaves && IsFinished(peek.phase) && finished_unix_ms != 0) {
+  // Finishing: indexed for retention by its wall-clock finish time (as
+  // builds before the store clock read it), and stamped with the store
+  // clock's, which retention measures its age by.
+  const bool finishing =
+      leaves && IsFinished(peek.phase) && finished_unix_ms != 0;
+  const int64_t finished_store_ms = store_clock_.NowMs();
+  if (finishing) {
     OUTBOX_RETURN_IF_ERROR(FromRocks(
         batch->Put(workflows_, keys::WorkflowFinishedKey(finished_unix_ms, id),
                    ""),
         "recording a finished workflow"));
+    if (state.has_value() || peek.rows) {
+      OUTBOX_ASSIGN_OR_RETURN(storage::WorkflowState * s, decoded());
+      s->set_finished_store_clock_ms(finished_store_ms);
+    }
   }
   if (peek.rows) {
     OUTBOX_ASSIGN_OR_RETURN(storage::WorkflowState * s, decoded());
     return AddWorkflowRowsLocked(id, *s, batch);
   }
-  return FromRocks(
-      batch->Put(workflows_, keys::WorkflowStateKey(id),
-                 state.has_value() ? Encode(*state) : st.workflow_state),
-      "recording a workflow's state");
+  if (state.has_value()) {
+    return FromRocks(
+        batch->Put(workflows_, keys::WorkflowStateKey(id), Encode(*state)),
+        "recording a workflow's state");
+  }
+  std::string value = st.workflow_state;  // as the agent encoded it
+  if (finishing) {
+    AppendVarintField(storage::WorkflowState::kFinishedStoreClockMsFieldNumber,
+                      static_cast<uint64_t>(finished_store_ms), &value);
+  }
+  return FromRocks(batch->Put(workflows_, keys::WorkflowStateKey(id), value),
+                   "recording a workflow's state");
 }
 
 absl::StatusOr<bool> StoreImpl::CancelStoredLocked(absl::string_view event_id) {
@@ -365,12 +383,30 @@ StoreImpl::ListWorkflowDefinitions() {
 absl::StatusOr<std::vector<std::string>> StoreImpl::PurgeWorkflowDefinitions(
     const std::vector<std::string>& keep) {
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
+  OUTBOX_ASSIGN_OR_RETURN(std::vector<std::string> unused,
+                          UnnamedDefinitions(keep));
+  if (unused.empty()) return unused;
+  // Found without mu_, so commits went on meanwhile. No write can have come
+  // to name one since: a state names its own definition (already named) or
+  // the configuration's (kept), and retry-step a dead letter's own.
   absl::MutexLock l(&mu_);
-  // Ordered with the settlements, which write states naming definitions
-  // (and the definitions they name): none can come to name one between the
-  // scan below and the write.
   SerialWrite serial(this);
   OUTBOX_RETURN_IF_ERROR(WritableLocked());
+  rocksdb::WriteBatch batch;
+  for (const std::string& id : unused) {
+    OUTBOX_RETURN_IF_ERROR(
+        FromRocks(batch.Delete(workflows_, keys::WorkflowDefinitionKey(id)),
+                  "purging workflow definitions"));
+  }
+  OUTBOX_RETURN_IF_ERROR(
+      WriteLocked(batch, tail_, "purging workflow definitions", options_.sync));
+  return unused;
+}
+
+absl::StatusOr<std::vector<std::string>> StoreImpl::UnnamedDefinitions(
+    const std::vector<std::string>& keep) {
+  absl::ReaderMutexLock r(&db_mu_);
+  OUTBOX_RETURN_IF_ERROR(DbReady());
   std::vector<std::string> unused;
   if (workflows_ == nullptr) return unused;
   const absl::flat_hash_set<std::string> kept(keep.begin(), keep.end());
@@ -400,17 +436,8 @@ absl::StatusOr<std::vector<std::string>> StoreImpl::PurgeWorkflowDefinitions(
     }
     OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "reading workflows"));
   }
-  if (candidates.empty()) return unused;
-  rocksdb::WriteBatch batch;
-  for (const std::string& id : candidates) {
-    OUTBOX_RETURN_IF_ERROR(
-        FromRocks(batch.Delete(workflows_, keys::WorkflowDefinitionKey(id)),
-                  "purging workflow definitions"));
-    unused.push_back(id);
-  }
+  unused.assign(candidates.begin(), candidates.end());
   std::sort(unused.begin(), unused.end());
-  OUTBOX_RETURN_IF_ERROR(
-      WriteLocked(batch, tail_, "purging workflow definitions", options_.sync));
   return unused;
 }
 
@@ -467,21 +494,22 @@ absl::Status StoreImpl::AddRetriedStateLocked(
 }
 
 absl::StatusOr<size_t> StoreImpl::AddFinishedPurgeLocked(
-    int64_t cutoff_ms, size_t max, rocksdb::WriteBatch* batch,
-    storage::QueueState* next) {
-  const std::string end = keys::WorkflowFinishedKey(cutoff_ms, "");
+    const FinishedCutoff& cutoff, size_t max, std::string* from,
+    rocksdb::WriteBatch* batch, storage::QueueState* next) {
+  const std::string end = keys::WorkflowFinishedKey(cutoff.wall_ms, "");
   rocksdb::Slice upper(end);
   rocksdb::ReadOptions ro;
   ro.iterate_upper_bound = &upper;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, workflows_));
   size_t purged = 0;
-  for (it->Seek(keys::kWorkflowFinishedPrefix); it->Valid() && purged < max;
-       it->Next()) {
+  for (it->Seek(from->empty() ? keys::kWorkflowFinishedPrefix : *from);
+       it->Valid() && purged < max; it->Next()) {
     const std::optional<keys::FinishedKey> key = keys::ParseWorkflowFinishedKey(
         absl::string_view(it->key().data(), it->key().size()));
     if (!key.has_value()) continue;
     OUTBOX_ASSIGN_OR_RETURN(const std::optional<storage::WorkflowState> old,
                             ReadWorkflowStateLocked(key->event_id));
+    if (old.has_value() && !cutoff.Passed(*old)) continue;  // kept: young
     if (old.has_value()) Uncount(*old, next);
     rocksdb::Status s = batch->Delete(workflows_, it->key());
     OUTBOX_RETURN_IF_ERROR(FromRocks(s, "purging finished workflows"));
@@ -489,7 +517,17 @@ absl::StatusOr<size_t> StoreImpl::AddFinishedPurgeLocked(
     ++purged;
   }
   OUTBOX_RETURN_IF_ERROR(FromRocks(it->status(), "listing finished workflows"));
+  *from = it->Valid() ? it->key().ToString() : "";
   return purged;
+}
+
+bool StoreImpl::FinishedCutoff::Passed(
+    const storage::WorkflowState& state) const {
+  // States finished before the store clock existed have only the agent's
+  // wall-clock time: compared with the earlier of the two clocks.
+  return state.finished_store_clock_ms() > 0
+             ? state.finished_store_clock_ms() < store_ms
+             : state.finished_unix_ms() < earlier_ms;
 }
 
 absl::StatusOr<size_t> StoreImpl::PurgeFinishedWorkflows(
@@ -500,15 +538,20 @@ absl::StatusOr<size_t> StoreImpl::PurgeFinishedWorkflows(
                      absl::FormatDuration(older_than)));
   }
   OUTBOX_RETURN_IF_ERROR(CheckOpen());
-  // A finish time is the agent's wall clock's: compared with the earlier of
-  // the wall clock and the store clock, so that a clock set ahead (which
-  // the store clock ignores) deletes nothing early, and one set back
-  // deletes nothing at all until it is right.
-  const absl::Time cutoff = std::min(Now(), store_clock_.Now()) - older_than;
+  // The retention index is keyed by the agent's wall-clock finish times (as
+  // builds before the store clock read it): read only its part old by the
+  // wall clock, and of that delete only what is old by the store clock too.
+  // A wall clock set ahead reaches everything and deletes nothing early.
+  const int64_t age_ms = absl::ToInt64Milliseconds(older_than);
+  const int64_t wall_ms = ToStoredMillis(Now());
+  const int64_t store_ms = store_clock_.NowMs();
+  const FinishedCutoff cutoff{wall_ms - age_ms, store_ms - age_ms,
+                              std::min(wall_ms, store_ms) - age_ms};
   // Bounded batches, so a purge after a long time never builds one huge
-  // write; each is applied before the next is read.
+  // write; each is applied before the next is read, from where it stopped.
   constexpr size_t kPerBatch = 512;
   size_t total = 0;
+  std::string from;
   while (true) {
     absl::MutexLock l(&mu_);
     SerialWrite serial(this);
@@ -516,14 +559,15 @@ absl::StatusOr<size_t> StoreImpl::PurgeFinishedWorkflows(
     if (workflows_ == nullptr) return NoWorkflowFamily();
     rocksdb::WriteBatch batch;
     storage::QueueState next = tail_;
-    OUTBOX_ASSIGN_OR_RETURN(const size_t n,
-                            AddFinishedPurgeLocked(ToStoredMillis(cutoff),
-                                                   kPerBatch, &batch, &next));
-    if (n == 0) return total;
-    OUTBOX_RETURN_IF_ERROR(
-        WriteLocked(batch, next, "purging finished workflows", options_.sync));
+    OUTBOX_ASSIGN_OR_RETURN(
+        const size_t n,
+        AddFinishedPurgeLocked(cutoff, kPerBatch, &from, &batch, &next));
+    if (n > 0) {
+      OUTBOX_RETURN_IF_ERROR(WriteLocked(
+          batch, next, "purging finished workflows", options_.sync));
+    }
     total += n;
-    if (n < kPerBatch) return total;
+    if (from.empty()) return total;
   }
 }
 

@@ -434,6 +434,25 @@ TEST_F(StoreWorkflowTest, AClockSetAheadPurgesNoFinishedWorkflow) {
   EXPECT_THAT(DueIds(), ElementsAre(id));
 }
 
+// The store clock lags the wall clock by the time the store was closed (a
+// till off for a month): a workflow finished after that is kept for its
+// retention of the store clock, not a month more (its wall-clock finish
+// time against the lagging clock would keep it that long, and after every
+// night off a little longer: rows without end).
+TEST_F(StoreWorkflowTest, RetentionRunsOnTheStoreClockWhateverItsLag) {
+  ASSERT_OUTBOX_OK(store_->Close());
+  store_.reset();
+  clock_.Set(clock_.Now() + absl::Hours(24 * 30));  // off for a month
+  Reopen();
+  const std::string id = CompletedWorkflow();
+  clock_.Advance(absl::Hours(2));
+  absl::StatusOr<size_t> purged =
+      store_->PurgeFinishedWorkflows(absl::Hours(1));
+  ASSERT_OUTBOX_OK(purged);
+  EXPECT_EQ(*purged, 1u);
+  EXPECT_TRUE(absl::IsNotFound(store_->GetWorkflow(id).status()));
+}
+
 TEST_F(StoreWorkflowTest, RetentionDeletesOnlyWorkflowsFinishedBeforeCutoff) {
   const std::string old_id = CompletedWorkflow("a");
   clock_.Advance(absl::Hours(2));

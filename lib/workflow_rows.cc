@@ -13,6 +13,7 @@ storage::WorkflowHead HeadOf(const storage::WorkflowState& state) {
   head.set_results(state.results());
   head.set_started_unix_ms(state.started_unix_ms());
   head.set_finished_unix_ms(state.finished_unix_ms());
+  head.set_finished_store_clock_ms(state.finished_store_clock_ms());
   if (state.has_entry()) *head.mutable_entry() = state.entry();
   head.set_cancelled(state.cancelled());
   head.set_definition(state.definition());
@@ -46,6 +47,7 @@ storage::WorkflowState Assemble(
   state.set_results(head.results());
   state.set_started_unix_ms(head.started_unix_ms());
   state.set_finished_unix_ms(head.finished_unix_ms());
+  state.set_finished_store_clock_ms(head.finished_store_clock_ms());
   if (head.has_entry()) *state.mutable_entry() = head.entry();
   state.set_cancelled(head.cancelled());
   state.set_definition(head.definition());

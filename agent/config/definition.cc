@@ -91,44 +91,16 @@ absl::Status ResolvePaths(const config_internal::Checker& c,
 // a definition (kept in the store) must not hold.
 bool NamesACredential(absl::string_view name) {
   const std::string lower = absl::AsciiStrToLower(name);
-  if (lower == "authorization" || lower == "proxy-authorization" ||
-      lower == "cookie") {
-    return true;
+  for (absl::string_view exact :
+       {"authorization", "proxy-authorization", "cookie", "api-key", "apikey",
+        "x-api-key", "x-auth-token", "x-access-token"}) {
+    if (lower == exact) return true;
   }
-  for (absl::string_view part :
-       {"auth", "token", "secret", "passw", "apikey", "api-key", "api_key",
-        "credential", "session"}) {
-    if (absl::StrContains(lower, part)) return true;
+  for (absl::string_view suffix :
+       {"-token", "-secret", "-password", "-api-key", "-apikey"}) {
+    if (absl::EndsWith(lower, suffix)) return true;
   }
   return false;
-}
-
-// Refuses an inline credential header of destination `index` of `root`,
-// which workflow `workflow` takes.
-absl::Status CheckNoInlineCredential(const config_internal::Checker& c,
-                                     const config_internal::Node& root,
-                                     int index,
-                                     const config::Workflow& workflow) {
-  const config_internal::Node node = c.Child(root, "destinations", index);
-  const auto& d = static_cast<const config::Destination&>(*node.message);
-  const auto* fd = c.Field(node, "headers");
-  const auto* reflection = d.GetReflection();
-  for (int i = 0; i < reflection->FieldSize(d, fd); ++i) {
-    const config_internal::Node entry = c.Child(node, "headers", i);
-    const std::string name = entry.message->GetReflection()->GetString(
-        *entry.message, c.Field(entry, "key"));
-    if (!NamesACredential(name)) continue;
-    return c.Error(
-        node, "headers", i,
-        absl::StrCat("header \"", name,
-                     "\" looks like a credential, and the "
-                     "workflow of \"",
-                     workflow.event_type(),
-                     "\" takes this destination: its definition is kept in "
-                     "the store, where no credential may be; put the value "
-                     "in a private file named under header_files instead"));
-  }
-  return absl::OkStatus();
 }
 
 // `proxy` without its user:password@, if it has one.
@@ -142,6 +114,24 @@ std::string WithoutUserInfo(const std::string& proxy) {
   return proxy.substr(0, start) + proxy.substr(at + 1);
 }
 
+// Leaves out of `d`, a destination's stored copy, what would be a
+// credential at rest in the store: inline headers named like one (a copy
+// serves only once the configuration has dropped the destination; it then
+// sends without them, and a receiver that wanted one refuses, which holds,
+// never dead-letters) and a proxy's user:password@. header_files, secrets
+// and TLS files are paths, read again when the copy is loaded.
+void LeaveOutCredentials(config::Destination* d) {
+  for (auto it = d->mutable_headers()->begin();
+       it != d->mutable_headers()->end();) {
+    if (NamesACredential(it->first)) {
+      it = d->mutable_headers()->erase(it);
+    } else {
+      ++it;
+    }
+  }
+  d->set_proxy(WithoutUserInfo(d->proxy()));
+}
+
 // The definition text of workflow `index` of `root`.
 absl::StatusOr<std::string> DefinitionText(const config_internal::Checker& c,
                                            const config_internal::Node& root,
@@ -151,15 +141,11 @@ absl::StatusOr<std::string> DefinitionText(const config_internal::Checker& c,
   config::AgentConfig definition;
   if (proto.has_retry()) *definition.mutable_retry() = proto.retry();
   for (const std::string& name : NamedDestinations(workflow)) {
-    for (int j = 0; j < proto.destinations_size(); ++j) {
-      const config::Destination& d = proto.destinations(j);
+    for (const config::Destination& d : proto.destinations()) {
       if (d.name() != name) continue;
-      OUTBOX_RETURN_IF_ERROR(CheckNoInlineCredential(c, root, j, workflow));
       config::Destination* copy = definition.add_destinations();
       *copy = d;
-      // A stored copy serves only once the configuration has dropped the
-      // destination; it then goes through the proxy without credentials.
-      copy->set_proxy(WithoutUserInfo(d.proxy()));
+      LeaveOutCredentials(copy);
       OUTBOX_RETURN_IF_ERROR(ResolvePaths(c, copy));
     }
   }

@@ -13,10 +13,11 @@
 // Its id is a hash of that text, so equal definitions are one row. No
 // credential is in it: secrets_file, header_files and TLS files are paths,
 // read again when a definition is loaded; an inline header named like a
-// credential is refused in a workflow's destination (DefineWorkflows), and a
-// proxy URL is kept without its user:password@. A definition no stored
-// workflow names any more, and the configuration does not have, is deleted
-// (Store::PurgeWorkflowDefinitions, at the agent's housekeeping).
+// credential (Authorization, Cookie, X-Api-Key, *-Token...) is left out of
+// the copy, and a proxy URL is kept without its user:password@ (a copy
+// serves only once the configuration has dropped its destination). A definition
+// no stored workflow names any more, and the configuration does not have, is
+// deleted (Store::PurgeWorkflowDefinitions, at the agent's housekeeping).
 //
 // A loaded definition takes each destination it names from the running
 // configuration when a destination of that name (and kind) is configured,

@@ -151,9 +151,9 @@ absl::Status ParseClasses(const Checker& c, const Node& root,
 // Sets the stored definition and its id (definition.h) of each of
 // `workflows`, parsed from the workflows of `root` in the same order. The
 // store keeps a definition, so no credential may be in it: an inline header
-// whose name says it carries one (Authorization, a token, a key...) in a
-// destination a workflow takes is refused (header_files keeps it out of the
-// text), and a proxy URL's user:password@ is left out of the copy.
+// named like one (Authorization, Cookie, X-Api-Key, *-Token...) and a proxy
+// URL's user:password@ are left out of a destination's copy (header_files
+// are paths, read again when a copy is loaded).
 absl::Status DefineWorkflows(const Checker& checker, const Node& root,
                              std::vector<workflow::WorkflowSpec>* workflows);
 

@@ -57,8 +57,8 @@ void AddDestinations(const std::vector<AgentMetrics::DestinationState>& ds,
       "outbox_dead_letter_fuse_tripped", Type::kGauge,
       "1 while the destination is held by its dead-letter fuse: its receiver "
       "dead-lettered dead_letter_fuse events in a row with one answer, and "
-      "its events wait (outbox_destination_refused is 1 too), until an "
-      "answer of another kind.");
+      "its events wait (outbox_destination_refused is 1 too), until a "
+      "delivery.");
   MetricFamily unreachable =
       Family("outbox_destination_unreachable_seconds_total", Type::kCounter,
              "Time the destination was unreachable since the agent started.");

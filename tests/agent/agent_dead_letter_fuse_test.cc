@@ -90,6 +90,32 @@ TEST_F(AgentFuseTest, AReceiverRejectingEverythingDeadLettersAtMostTheFuse) {
   EXPECT_EQ(Logged(LogEvent::kDestinationReachable), 1);
 }
 
+// Only a delivery releases it: a receiver rejecting everything with an
+// occasional 503 in between does not get ten more each time, and what it
+// rejects while held is a failed attempt, never a dead letter.
+TEST_F(AgentFuseTest, ARetrysAnswerNeitherCountsNorResetsIt) {
+  std::unique_ptr<Agent> agent = Start("");
+  ASSERT_NE(agent, nullptr);
+  ASSERT_NO_FATAL_FAILURE(Rounds(agent.get(), 30, absl::Seconds(2)));
+  ASSERT_EQ(store_->GetStats()->dead_letters, 10u);
+  receiver_->ClearScript();
+  std::vector<Answer> script;
+  for (int i = 0; i < 50; ++i) {
+    script.push_back(i % 3 == 0 ? Answer::kServerError : Answer::kBadRequest);
+  }
+  receiver_->Script(script);
+  ASSERT_NO_FATAL_FAILURE(Rounds(agent.get(), 40, absl::Seconds(9)));
+  EXPECT_EQ(store_->GetStats()->dead_letters, 10u);
+  EXPECT_EQ(store_->GetStats()->pending_events,
+            static_cast<uint64_t>(kEvents - 10));
+  EXPECT_EQ(Logged(LogEvent::kDestinationReachable), 0);
+  EXPECT_EQ(Logged(LogEvent::kDeadLetterFuse), 1);
+  // Probes moved on: more than one held event was tried.
+  std::map<std::string, int> tried;
+  for (const auto& r : receiver_->log()) ++tried[r.webhook_id];
+  EXPECT_GT(tried.size(), 11u);
+}
+
 TEST_F(AgentFuseTest, ZeroTurnsTheFuseOff) {
   std::unique_ptr<Agent> agent = Start("dead_letter_fuse: 0");
   ASSERT_NE(agent, nullptr);
@@ -98,7 +124,7 @@ TEST_F(AgentFuseTest, ZeroTurnsTheFuseOff) {
   EXPECT_EQ(Logged(LogEvent::kDeadLetterFuse), 0);
 }
 
-TEST_F(AgentFuseTest, TheFuseIsPerDestinationAndSetByIt) {
+TEST_F(AgentFuseTest, ADestinationSetsItsOwnFuse) {
   std::unique_ptr<Agent> agent = Start("dead_letter_fuse: 3");
   ASSERT_NE(agent, nullptr);
   ASSERT_NO_FATAL_FAILURE(Rounds(agent.get(), 30, absl::Seconds(2)));

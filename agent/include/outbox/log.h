@@ -111,8 +111,8 @@ enum class LogEvent {
   kEventsExpired,
   // A destination's receiver dead-lettered dead_letter_fuse events in a row
   // with the same answer (a 400 to everything, say): its events are held,
-  // not dead-lettered, and one probe at a time retries, until an answer of
-  // another kind (kDestinationReachable ends it). Once per spell.
+  // not dead-lettered, and one probe at a time retries, until a delivery
+  // (kDestinationReachable ends it). Once per spell.
   kDeadLetterFuse,  // the last one (log.cc checks that each has a name)
 };
 

@@ -281,7 +281,9 @@ class Store {
   virtual ~Store() = default;
 
   // Syncs the write-ahead log and closes the store, reporting any error.
-  // Every later call fails with kFailedPrecondition.
+  // If the store clock (StoreClockNow) moved a minute or more since the last
+  // write, one empty synced write keeps it first. Every later call fails
+  // with kFailedPrecondition.
   // REQUIRES: no other call on this Store is in progress or will start.
   virtual absl::Status Close() = 0;
 
@@ -521,7 +523,9 @@ class Store {
   // Deletes the kept workflow definitions that no stored workflow names and
   // `keep` (the running configuration's) does not list; returns their ids,
   // sorted. Reads the stored workflows only while a definition outside
-  // `keep` is still unnamed (oldest first, so usually a few reads).
+  // `keep` is still unnamed (oldest first, so usually a few reads), without
+  // holding up commits. Errors: read and write errors (kUnavailable,
+  // kResourceExhausted for a full disk), kFailedPrecondition once closed.
   virtual absl::StatusOr<std::vector<std::string>> PurgeWorkflowDefinitions(
       const std::vector<std::string>& keep) = 0;
   // Puts the dead letter `event_id` back at the end of the queue (as
@@ -532,12 +536,15 @@ class Store {
   virtual absl::Status RetryWorkflow(absl::string_view event_id,
                                      absl::string_view state) = 0;
   // Deletes what is stored of the workflows that finished (completed,
-  // compensated or needing attention) more than `older_than` ago: state,
-  // cancel and result rows. A finish time is the agent's wall clock's; it is
-  // compared with the earlier of the wall clock and the store clock
-  // (StoreClockNow), so a clock set ahead deletes nothing early. Returns how
-  // many workflows were deleted. Work grows with the workflows deleted, not
-  // with those kept. Errors: kInvalidArgument for a negative `older_than`.
+  // compensated or needing attention) more than `older_than` ago on the
+  // store clock (StoreClockNow; the store stamps it in the write that
+  // finishes a workflow; one finished before that stamp existed is judged by
+  // its wall-clock finish time against the earlier of the two clocks), so a
+  // clock set ahead deletes nothing early: state, cancel and result rows.
+  // Returns how many workflows were deleted. Reads the workflows finished
+  // longer ago than `older_than` by the wall clock, so its work grows with
+  // those, not with the younger ones kept. Errors: kInvalidArgument for a
+  // negative `older_than`.
   virtual absl::StatusOr<size_t> PurgeFinishedWorkflows(
       absl::Duration older_than) = 0;
 
