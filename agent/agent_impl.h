@@ -156,6 +156,12 @@ class AgentImpl final {
   // The receiver refused the device (Decision::kHoldDestination): hold the
   // destination, record nothing.
   void HoldRefused(const InFlight& flight, const Decision& d);
+  // An answer came for `flight`, decided `d` (an attempt: not offline, not
+  // a refusal of the device): what it tells of the destination, its
+  // reachability and its fuse. False when the fuse holds the events (they
+  // are settled as failed attempts already: nothing more to do).
+  bool NoteAnswer(InFlight* flight, const SendResult& result, const Decision& d,
+                  absl::Time now);
   // The dead-letter fuse's say on `d` for `flight` (DeadLetterFuse): whether
   // the events stay pending and the destination is held instead (true:
   // done with the result), or go on as decided; `*trips` when they are the

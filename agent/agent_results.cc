@@ -66,30 +66,7 @@ void AgentImpl::HandleResult(const SendResult& result) {
     return;  // not an attempt either: the event (or batch) is untouched
   }
   metrics_.OnAttempt(AttemptOutcome(result));
-  bool fuse_trips = false;
-  if (FuseHolds(flight, result, d, &fuse_trips)) {
-    HoldForFuse(&flight, d, now);
-    TripFuse(flight, result);
-    return;
-  }
-  if (d.kind == Decision::Kind::kDeadLetter) {
-    dead_reasons_[event.seq] = d.rejected ? AgentMetrics::DeadReason::kRejected
-                                          : AgentMetrics::DeadReason::kGaveUp;
-  }
-  // While its fuse holds the destination, only a delivery releases it: a
-  // retry's answer keeps it held (and backs its probes off).
-  const bool fuse_holding = fuse_.tripped(destination.name);
-  const bool was_refused = reachability_.Of(destination.name, Steady()).refused;
-  if (!fuse_holding && reachability_.OnAnswer(destination.name, Steady())) {
-    Log(LogSeverity::kInfo, LogEvent::kDestinationReachable,
-        absl::StrCat(
-            "destination ", destination.name,
-            was_refused ? " accepts this device again" : " reachable again",
-            " (event ", event.id, " answered)"),
-        event.id, destination.name);
-  }
-  // The last dead letters the fuse lets through: held from now on.
-  if (fuse_holding || fuse_trips) TripFuse(flight, result);
+  if (!NoteAnswer(&flight, result, d, now)) return;  // the fuse holds it
   if (flight.workflow != nullptr && result.http.http_status != 0 &&
       (d.kind == Decision::Kind::kRetry ||
        d.kind == Decision::Kind::kPauseDestination)) {
@@ -148,6 +125,37 @@ void AgentImpl::HoldRefused(const InFlight& flight, const Decision& d) {
   if (flight.workflow != nullptr && flight.workflow->was_not_done) {
     NoteNotDone(flight);
   }
+}
+
+bool AgentImpl::NoteAnswer(InFlight* flight, const SendResult& result,
+                           const Decision& d, absl::Time now) {
+  const Destination& destination = *flight->destination;
+  const PendingEvent& event = flight->event;
+  bool fuse_trips = false;
+  if (FuseHolds(*flight, result, d, &fuse_trips)) {
+    HoldForFuse(flight, d, now);
+    TripFuse(*flight, result);
+    return false;
+  }
+  if (d.kind == Decision::Kind::kDeadLetter) {
+    dead_reasons_[event.seq] = d.rejected ? AgentMetrics::DeadReason::kRejected
+                                          : AgentMetrics::DeadReason::kGaveUp;
+  }
+  // While its fuse holds the destination, only a delivery releases it: a
+  // retry's answer keeps it held (and backs its probes off).
+  const bool fuse_holding = fuse_.tripped(destination.name);
+  const bool was_refused = reachability_.Of(destination.name, Steady()).refused;
+  if (!fuse_holding && reachability_.OnAnswer(destination.name, Steady())) {
+    Log(LogSeverity::kInfo, LogEvent::kDestinationReachable,
+        absl::StrCat(
+            "destination ", destination.name,
+            was_refused ? " accepts this device again" : " reachable again",
+            " (event ", event.id, " answered)"),
+        event.id, destination.name);
+  }
+  // The last dead letters the fuse lets through: held from now on.
+  if (fuse_holding || fuse_trips) TripFuse(*flight, result);
+  return true;
 }
 
 bool AgentImpl::FuseHolds(const InFlight& flight, const SendResult& result,

@@ -423,6 +423,13 @@ class StoreImpl final : public Store {
                                        rocksdb::WriteBatch* batch,
                                        storage::QueueState* next)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Adds the state of workflow `id` to `batch`, decoded (rows, or a state
+  // the store changed): stamped with the store clock's time when it is
+  // `finishing`. REQUIRES: a SerialWrite is held.
+  absl::Status PutDecodedStateLocked(const std::string& id, bool finishing,
+                                     storage::WorkflowState* state,
+                                     rocksdb::WriteBatch* batch)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Records the cancels of `txn` in `commit` and queues again the completed
   // workflows they cancel. REQUIRES: a SerialWrite is held.
   absl::Status AddCancelsLocked(const Txn& txn, absl::Time now,

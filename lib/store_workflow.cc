@@ -166,38 +166,40 @@ absl::Status StoreImpl::AddWorkflowWritesLocked(
     next->set_workflows_needing_attention(next->workflows_needing_attention() +
                                           1);
   }
-  // Finishing: indexed for retention by its wall-clock finish time (as
-  // builds before the store clock read it), and stamped with the store
-  // clock's, which retention measures its age by.
   const bool finishing =
       leaves && IsFinished(peek.phase) && finished_unix_ms != 0;
-  const int64_t finished_store_ms = store_clock_.NowMs();
   if (finishing) {
+    // Indexed for retention by its wall-clock finish time, as builds
+    // before the store clock read it.
     OUTBOX_RETURN_IF_ERROR(FromRocks(
         batch->Put(workflows_, keys::WorkflowFinishedKey(finished_unix_ms, id),
                    ""),
         "recording a finished workflow"));
-    if (state.has_value() || peek.rows) {
-      OUTBOX_ASSIGN_OR_RETURN(storage::WorkflowState * s, decoded());
-      s->set_finished_store_clock_ms(finished_store_ms);
-    }
   }
-  if (peek.rows) {
+  if (peek.rows || state.has_value()) {
     OUTBOX_ASSIGN_OR_RETURN(storage::WorkflowState * s, decoded());
-    return AddWorkflowRowsLocked(id, *s, batch);
-  }
-  if (state.has_value()) {
-    return FromRocks(
-        batch->Put(workflows_, keys::WorkflowStateKey(id), Encode(*state)),
-        "recording a workflow's state");
+    return PutDecodedStateLocked(id, finishing, s, batch);
   }
   std::string value = st.workflow_state;  // as the agent encoded it
   if (finishing) {
+    // Stamped with the store clock's time, which retention measures its
+    // age by, without decoding the state.
     AppendVarintField(storage::WorkflowState::kFinishedStoreClockMsFieldNumber,
-                      static_cast<uint64_t>(finished_store_ms), &value);
+                      static_cast<uint64_t>(store_clock_.NowMs()), &value);
   }
   return FromRocks(batch->Put(workflows_, keys::WorkflowStateKey(id), value),
                    "recording a workflow's state");
+}
+
+absl::Status StoreImpl::PutDecodedStateLocked(const std::string& id,
+                                              bool finishing,
+                                              storage::WorkflowState* state,
+                                              rocksdb::WriteBatch* batch) {
+  if (finishing) state->set_finished_store_clock_ms(store_clock_.NowMs());
+  if (state->rows()) return AddWorkflowRowsLocked(id, *state, batch);
+  return FromRocks(
+      batch->Put(workflows_, keys::WorkflowStateKey(id), Encode(*state)),
+      "recording a workflow's state");
 }
 
 absl::StatusOr<bool> StoreImpl::CancelStoredLocked(absl::string_view event_id) {
