@@ -186,9 +186,8 @@ void InstallSignalHandlers() {
 // started with may have been read before the file changed).
 int RunAgent(const Flags& flags, outbox::Agent* agent) {
   g_agent.store(agent);
-  if (g_stop.load()) return 0;  // SIGTERM during startup: nothing sent
-  if (g_reload.exchange(false)) Reload(flags.config, agent);
-  if (g_stop.load()) return 0;  // SIGTERM while reloading
+  if (!g_stop.load() && g_reload.exchange(false)) Reload(flags.config, agent);
+  if (g_stop.load()) return 0;  // SIGTERM at startup or reload: none sent
   if (flags.drain) {
     absl::StatusOr<uint64_t> pending = agent->Drain();
     if (!pending.ok()) return Fail("delivering", pending.status());
