@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/agent_impl.h"
 #include "agent/decision.h"
-#include "agent/retry_policy.h"
+#include "agent/retry/retry_policy.h"
 #include "base/status_macros.h"
 #include "lib/crash_points.h"
 

@@ -12,7 +12,7 @@
 
 #include "absl/random/bit_gen_ref.h"
 #include "absl/time/time.h"
-#include "agent/retry_policy.h"
+#include "agent/retry/retry_policy.h"
 #include "agent/send/sender.h"
 #include "outbox/store.h"
 

@@ -20,14 +20,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "agent/retry_policy.h"
-#include "agent/send/webhook_signature.h"
-#include "agent/workflow/rows.h"
-#include "agent/workflow/spec.h"
+#include "agent/config/workflow_rows.h"
+#include "agent/config/workflows.h"
+#include "agent/retry/retry_policy.h"
 #include "outbox/http_transport.h"
 #include "outbox/options.h"
 #include "platform/body_coding.h"
 #include "platform/kafka_producer.h"
+#include "webhooks/signature.h"
 
 namespace outbox {
 
@@ -152,7 +152,8 @@ struct AgentSettings {
   bool require_synchronized_clock = false;
   size_t workflow_response_bytes = 64 << 10;
   size_t result_body_bytes = 4096;
-  // `workflow_storage`: "rows" (true) or "states" (agent/workflow/rows.h).
+  // `workflow_storage`: "rows" (true) or "states"
+  // (agent/config/workflow_rows.h).
   bool workflow_rows = workflow::kWriteWorkflowRows;
   // absl::ZeroDuration(): finished workflows are kept forever.
   absl::Duration workflow_retention = absl::Hours(720);

@@ -152,7 +152,7 @@ absl::StatusOr<std::string> DefinitionText(const config_internal::Checker& c,
   config::Workflow* copy = definition.add_workflows();
   *copy = workflow;
   // Spelled out: a definition stored without it is from before
-  // on_no_match existed, when such a step was skipped (workflow/config.cc).
+  // on_no_match existed, when such a step was skipped (config/workflows.cc).
   for (config::WorkflowStep& step : *copy->mutable_steps()) {
     if (step.choose_size() > 0 && step.on_no_match().empty()) {
       step.set_on_no_match("fail");

@@ -16,10 +16,10 @@
 #include "absl/strings/str_cat.h"
 #include "agent/config/files.h"
 #include "agent/config/internal.h"
-#include "agent/send/webhook_signature.h"
 #include "base/status_macros.h"
 #include "platform/http_token.h"
 #include "proto/agent_config.pb.h"
+#include "webhooks/signature.h"
 
 namespace outbox::config_internal {
 namespace {

@@ -3,7 +3,7 @@
 // The file-system side of agent/config/config.cc: reading the configuration
 // text and header value files, and checking that TLS files exist, each with the
 // rules of platform/files.h (secrets files: ReadSecretsFile in
-// agent/send/webhook_signature.h). Internal to outbox_agent_config. Messages
+// webhooks/signature.h). Internal to outbox_agent_config. Messages
 // name paths (except those of header value files), never file contents.
 // Stateless; safe for concurrent use.
 

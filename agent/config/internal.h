@@ -15,7 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "agent/config/config.h"
-#include "agent/retry_policy.h"
+#include "agent/retry/retry_policy.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/text_format.h"
 #include "proto/agent_config.pb.h"
@@ -132,7 +132,7 @@ absl::Status ParseMqttDestination(const Checker& checker, const Node& node,
                                   Destination* out);
 
 // Validates the `workflows` of `root` (an outbox.config.AgentConfig) into
-// `*out`. `names`: the destinations' names (workflow/config.cc). `stored`:
+// `*out`. `names`: the destinations' names (config/workflows.cc). `stored`:
 // `root` is a stored definition a workflow started under, whose absolute
 // revert URLs at another origin were accepted then (no other_origin
 // needed).

@@ -34,7 +34,7 @@ std::string BatchId(absl::Span<const std::string> ids) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   if (SHA256(reinterpret_cast<const unsigned char*>(joined.data()),
              joined.size(), digest) == nullptr) {
-    // As in workflow/step_id.cc: only a broken OpenSSL fails a one-shot
+    // As in expr/step_id.cc: only a broken OpenSSL fails a one-shot
     // digest, and an id not derived from the events would defeat the
     // receiver's deduplication, so stop here.
     std::fprintf(stderr, "outbox: SHA-256 failed in OpenSSL\n");

@@ -19,7 +19,7 @@
 //   webhook-id and Idempotency-Key: BatchId() of the event ids.
 //   webhook-timestamp: Unix seconds of this attempt, as for one event.
 //   webhook-signature: one v1 entry per secret over the whole body, exactly
-//   as for one event (webhook_signature.h), with the batch id as the id.
+//   as for one event (webhooks/signature.h), with the batch id as the id.
 //   outbox-event-ids: the event ids in body order, separated by "," (ids
 //   are the store's UUIDs, which hold no ",").
 //   outbox-batch-size: the number of events.

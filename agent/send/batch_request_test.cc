@@ -14,12 +14,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "agent/send/webhook_signature.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/testing/batch_request.h"
 #include "tests/testing/request_headers.h"
+#include "webhooks/signature.h"
 
 namespace outbox {
 namespace {

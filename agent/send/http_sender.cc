@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "agent/retry_policy.h"
+#include "agent/retry/retry_policy.h"
 #include "agent/send/webhook_request.h"
 #include "lib/crash_points.h"
 

@@ -21,7 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "agent/config/config.h"
-#include "agent/retry_policy.h"
+#include "agent/retry/retry_policy.h"
 #include "outbox/http_transport.h"
 #include "outbox/store.h"
 

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "agent/send/webhook_signature.h"
+#include "webhooks/signature.h"
 
 namespace outbox {
 

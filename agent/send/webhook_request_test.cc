@@ -17,13 +17,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "agent/config/config.h"
-#include "agent/send/webhook_signature.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/events.h"
 #include "tests/testing/request_headers.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
+#include "webhooks/signature.h"
 
 namespace outbox {
 namespace {

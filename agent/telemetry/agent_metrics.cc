@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "agent/retry_policy.h"
+#include "agent/retry/retry_policy.h"
 #include "agent/telemetry/drain_rate.h"
 #include "agent/telemetry/store_metrics.h"
 

@@ -28,7 +28,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "agent/config/config.h"
-#include "agent/workflow/spec.h"
+#include "agent/config/workflows.h"
 #include "outbox/store.h"
 
 namespace outbox {

@@ -6,10 +6,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "agent/config/workflow_rows.h"
+#include "agent/expr/step_id.h"
+#include "agent/expr/value_ref.h"
 #include "agent/workflow/plan_internal.h"
-#include "agent/workflow/rows.h"
-#include "agent/workflow/step_id.h"
-#include "agent/workflow/value_ref.h"
 #include "nlohmann/json.hpp"
 
 namespace outbox {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/workflow/rows.h"
-#include "agent/workflow/step_id.h"
+#include "agent/config/workflow_rows.h"
+#include "agent/expr/step_id.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/workflow_rows.h"
@@ -488,7 +488,7 @@ TEST_F(WorkflowPlanTest, AStepOutOfRetriesWithoutAnAnswerIsResentFirst) {
   EXPECT_EQ(a.step, 2u);
 }
 
-// The same engine writing rows (agent/workflow/rows.h): what the store
+// The same engine writing rows (agent/config/workflow_rows.h): what the store
 // gives back has no requests and only the answers a reference reads.
 class WorkflowPlanRowsTest : public WorkflowPlanTest {
  protected:

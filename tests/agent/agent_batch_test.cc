@@ -238,7 +238,7 @@ TEST_F(AgentBatchTest, AWorkflowEventBehindABatchedOneRunsItsSteps) {
   EXPECT_EQ(log[0].path, "/batch");
   EXPECT_EQ(log[0].id, before);
   EXPECT_EQ(log[1].path, "/api/inventory/reserve");
-  EXPECT_NE(log[1].id, order);  // a step's own id (workflow/step_id.h)
+  EXPECT_NE(log[1].id, order);  // a step's own id (expr/step_id.h)
   EXPECT_EQ(PayloadN(log[1].body), 0);
   EXPECT_EQ(log[1].status, 200);
   EXPECT_EQ(log[2].path, "/batch");

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "agent/workflow/step_id.h"
+#include "agent/expr/step_id.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"

@@ -23,7 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "agent/config/config.h"
-#include "agent/workflow/rows.h"
+#include "agent/config/workflow_rows.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/storage.pb.h"
@@ -391,7 +391,7 @@ TEST_F(AgentWorkflowVersionsTest,
   const std::string id =
       CommitOrder(R"({"riskScore": 10, "shippingType": "domestic"})");
   // Builds before definitions stored states whole ("s"), whatever this
-  // release's writer does (agent/workflow/rows.h).
+  // release's writer does (agent/config/workflow_rows.h).
   workflow::TEST_SetWriteRows(false);
   RunUntilHeld(Unreachable(WorkflowConfig(), "/api/fraud/check"), 1);
   workflow::TEST_SetWriteRows(std::nullopt);

@@ -11,8 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "agent/send/webhook_signature.h"
 #include "tests/bench/bench_ops.h"
+#include "webhooks/signature.h"
 
 namespace outbox::bench {
 namespace {

@@ -11,15 +11,16 @@
 // and is synced with the acknowledgements.
 // The three drains run in rounds (bench_rounds.h) on the same disk. Then
 // the 3-step sale and the 4- and 32-step rows again, in the same run, with
-// the workflow rows writer (agent/workflow/rows.h; this release writes
+// the workflow rows writer (agent/config/workflow_rows.h; this release writes
 // states): ".rows" rows, each against its state-writer row.
+
+#include "agent/config/workflow_rows.h"
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "agent/workflow/rows.h"
 #include "base/status_macros.h"
 #include "tests/bench/bench_agent.h"
 #include "tests/bench/bench_ops.h"

@@ -22,8 +22,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
-#include "agent/workflow/rows.h"
-#include "agent/workflow/step_id.h"
+#include "agent/config/workflow_rows.h"
+#include "agent/expr/step_id.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/storage.pb.h"
@@ -179,8 +179,8 @@ TEST_P(GoldenStoreTest, IdempotencyKeysStillAnswerRepeats) {
 
 // Drains the store (dead letters replayed first) and checks that every
 // event went out under its id and every workflow resumed where it was.
-// `rows`: the agent writes workflows as rows (workflow/rows.h), converting
-// each state stored whole at its first settlement.
+// `rows`: the agent writes workflows as rows (agent/config/workflow_rows.h),
+// converting each state stored whole at its first settlement.
 void GoldenStoreTest::DrainAndCheck(bool rows) {
   workflow::TEST_SetWriteRows(rows);
   for (const std::string& id : facts_.dead) {
@@ -232,7 +232,7 @@ TEST_P(GoldenStoreTest, DrainsEveryEventUnderItsIdAndResumesWorkflows) {
   DrainAndCheck(/*rows=*/false);
 }
 
-// The next release's writer (workflow/rows.h) on the same stores.
+// The next release's writer (agent/config/workflow_rows.h) on the same stores.
 TEST_P(GoldenStoreTest, DrainsAsRowsConvertingTheStatesItTouches) {
   SCOPED_TRACE(facts_.header);
   DrainAndCheck(/*rows=*/true);

@@ -157,7 +157,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "agent/workflow/rows.h"
+#include "agent/config/workflow_rows.h"
 #include "gtest/gtest.h"
 #include "tests/crash/soak_cut_plan.h"
 #include "tests/crash/soak_env.h"
@@ -296,7 +296,7 @@ TEST(PowerCutSoakTest, NothingCommittedIsEverLost) { SoakAndCheck(); }
 
 // The same with workflows written as rows (feature workflow_rows), which
 // agent { workflow_storage: "rows" } asks for and the next release writes
-// by default (agent/workflow/rows.h).
+// by default (agent/config/workflow_rows.h).
 TEST(PowerCutSoakTest, NothingCommittedIsEverLostWithWorkflowRows) {
   workflow::TEST_SetWriteRows(true);
   SoakAndCheck();

@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "agent/retry_policy.h"
+#include "agent/retry/retry_policy.h"
 #include "tests/crash/soak_model.h"
 #include "tests/crash/soak_records.h"
 

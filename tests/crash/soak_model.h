@@ -19,7 +19,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "agent/retry_policy.h"
+#include "agent/retry/retry_policy.h"
 #include "outbox/store.h"
 #include "outbox/txn.h"
 #include "tests/crash/soak_acks.h"

@@ -12,7 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "agent/workflow/step_id.h"
+#include "agent/expr/step_id.h"
 #include "nlohmann/json.hpp"
 
 namespace outbox::testing {

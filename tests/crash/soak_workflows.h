@@ -197,7 +197,7 @@ class WorkflowModel {
 std::string AnswerRef(absl::string_view body);
 
 // The step id of request `step` (a revert's if `revert`) of event `id`, as
-// the agent sends it (agent/workflow/step_id.h).
+// the agent sends it (agent/expr/step_id.h).
 std::string SoakStepRequestId(const std::string& id, int step, bool revert);
 
 }  // namespace outbox::testing

@@ -19,7 +19,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "agent/workflow/rows.h"
+#include "agent/config/workflow_rows.h"
 #include "gtest/gtest.h"
 #include "lib/keys.h"
 #include "lib/store_impl.h"

@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "agent/workflow/rows.h"
-#include "agent/workflow/step_id.h"
+#include "agent/config/workflow_rows.h"
+#include "agent/expr/step_id.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/crash_points.h"
@@ -77,7 +77,8 @@ std::string Config() {
 }
 
 // The parameter: workflows written as rows (feature workflow_rows, the
-// next release's writer: agent/workflow/rows.h) or as states stored whole.
+// next release's writer: agent/config/workflow_rows.h) or as states stored
+// whole.
 class WorkflowPowerCutTest : public ::testing::TestWithParam<bool> {
  protected:
   WorkflowPowerCutTest()

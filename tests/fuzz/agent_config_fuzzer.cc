@@ -34,7 +34,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "agent/config/config.h"
-#include "agent/retry_policy.h"
+#include "agent/retry/retry_policy.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/stubs/logging.h"

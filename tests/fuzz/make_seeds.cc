@@ -18,9 +18,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "agent/send/webhook_signature.h"
 #include "lib/codec.h"
 #include "proto/storage.pb.h"
+#include "webhooks/signature.h"
 
 namespace {
 

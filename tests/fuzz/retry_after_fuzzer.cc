@@ -1,8 +1,9 @@
 // Copyright (c) edge-outbox authors.
 //
 // Fuzzes what the agent reads from a receiver's response and the numbers it
-// derives from it: ParseRetryAfter, ParseHttpDate (agent/http_date.h), and
-// RetryDelay, BackoffDelay, Classify and GiveUp (agent/retry_policy.h).
+// derives from it: ParseRetryAfter, ParseHttpDate (agent/retry/http_date.h),
+// and RetryDelay, BackoffDelay, Classify and GiveUp
+// (agent/retry/retry_policy.h).
 //
 // Input: the Retry-After value, then optionally '\n' and bytes that choose
 // `now`, a retry policy, a retry count, an HTTP status and attempt counts
@@ -33,8 +34,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/civil_time.h"
 #include "absl/time/time.h"
-#include "agent/http_date.h"
-#include "agent/retry_policy.h"
+#include "agent/retry/http_date.h"
+#include "agent/retry/retry_policy.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {
@@ -206,8 +207,9 @@ void CheckSchedule(FuzzedDataProvider& in, absl::string_view header,
     // the largest finite one (~292 billion years) plus such a wait becomes
     // infinite, which GiveUp treats as past any max_age.
     FUZZ_CHECK(next_age >= age, "a retry age went down");
-    FUZZ_CHECK(next_age == absl::InfiniteDuration() || next_age - age <= longest,
-               "one gap aged an event by more than the longest wait");
+    FUZZ_CHECK(
+        next_age == absl::InfiniteDuration() || next_age - age <= longest,
+        "one gap aged an event by more than the longest wait");
   }
   const bool give_up = outbox::GiveUp(attempts, next_age, policy);
   if (attempts >= policy.max_attempts) {

@@ -1,6 +1,6 @@
 // Copyright (c) edge-outbox authors.
 //
-// Fuzzes the Standard Webhooks code (agent/send/webhook_signature.h) on what a
+// Fuzzes the Standard Webhooks code (webhooks/signature.h) on what a
 // configuration or a delivery can carry: ParseWebhookSecret on secret text,
 // VerifySignature on a `webhook-signature` header, TimestampWithinTolerance
 // on a `webhook-timestamp`.
@@ -28,8 +28,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/time.h"
-#include "agent/send/webhook_signature.h"
 #include "tests/fuzz/fuzz_check.h"
+#include "webhooks/signature.h"
 
 namespace {
 

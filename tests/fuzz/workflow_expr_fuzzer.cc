@@ -31,9 +31,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "agent/workflow/condition.h"
-#include "agent/workflow/template.h"
-#include "agent/workflow/value_ref.h"
+#include "agent/expr/condition.h"
+#include "agent/expr/template.h"
+#include "agent/expr/value_ref.h"
 #include "nlohmann/json.hpp"
 #include "tests/fuzz/fuzz_check.h"
 

@@ -4,15 +4,21 @@
     room_includes.py check --root DIR   the tree at DIR
     room_includes.py self-test          a small tree with known violations
 
-The rooms, lowest first: base/, platform/, lib/, then agent/, c/, tools/ and
-examples/. What a file of a lower room must not include:
-  base/      any other folder of the project
-  platform/  lib/ and everything above it
-  lib/       agent/, c/, tools/, examples/
+The rooms, lowest first: base/, platform/, then lib/ and webhooks/ (side by
+side: neither includes the other), then agent/, c/, tools/ and examples/.
+Inside agent/, retry/ and expr/ are lowest, then config/, then the rest.
+What a file of a lower room must not include:
+  base/          any other folder of the project
+  platform/      lib/, webhooks/ and everything above them
+  lib/           webhooks/, agent/, c/, tools/, examples/
+  webhooks/      proto/, lib/, agent/, c/, tools/, examples/
+  agent/retry/   the rest of agent/
+  agent/expr/    the rest of agent/
+  agent/config/  the rest of agent/ but retry/ and expr/
 and none of them tests/, except a unit test beside its code (*_test.cc),
 which uses the shared helpers of tests/testing/. Every `#include "dir/..."`
-of a .h, .cc or .c file under base/, platform/ and lib/ is checked. Failures
-print file:line and the include.
+of a .h, .cc or .c file under those rooms is checked. Failures print
+file:line and the include.
 """
 
 import argparse
@@ -21,18 +27,34 @@ import re
 import sys
 import tempfile
 
-ABOVE_LIB = {"agent", "c", "tools", "examples"}
-FORBIDDEN = {
-    "base": {"platform", "proto", "lib", "tests"} | ABOVE_LIB,
-    "platform": {"lib", "tests"} | ABOVE_LIB,
-    "lib": {"tests"} | ABOVE_LIB,
+ABOVE_LIB = ("agent/", "c/", "tools/", "examples/")
+ABOVE_AGENT_ROOMS = ("c/", "tools/", "examples/", "tests/")
+# room: (the include prefixes it must not use, the exceptions among them)
+RULES = {
+    "base": (("platform/", "proto/", "lib/", "webhooks/", "tests/") + ABOVE_LIB,
+             ()),
+    "platform": (("lib/", "webhooks/", "tests/") + ABOVE_LIB, ()),
+    "lib": (("webhooks/", "tests/") + ABOVE_LIB, ()),
+    "webhooks": (("proto/", "lib/", "tests/") + ABOVE_LIB, ()),
+    "agent/retry": (("agent/",) + ABOVE_AGENT_ROOMS, ("agent/retry/",)),
+    "agent/expr": (("agent/",) + ABOVE_AGENT_ROOMS, ("agent/expr/",)),
+    "agent/config": (("agent/",) + ABOVE_AGENT_ROOMS,
+                     ("agent/config/", "agent/retry/", "agent/expr/")),
 }
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/[^"]*"')
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]*/[^"]*)"')
+
+
+def breaks(rule, name, included):
+    forbidden, allowed = rule
+    if included.startswith(allowed) or not included.startswith(forbidden):
+        return False
+    # A unit test beside its code uses the shared helpers of tests/testing/.
+    return not (included.startswith("tests/") and name.endswith("_test.cc"))
 
 
 def violations(root):
     found = []
-    for room, forbidden in FORBIDDEN.items():
+    for room, rule in RULES.items():
         for folder, _, files in os.walk(os.path.join(root, room)):
             for name in sorted(files):
                 if not name.endswith((".h", ".cc", ".c")):
@@ -41,13 +63,11 @@ def violations(root):
                 with open(path, encoding="utf-8") as f:
                     for number, line in enumerate(f, 1):
                         m = INCLUDE.match(line)
-                        if not m or m.group(1) not in forbidden:
-                            continue
-                        if m.group(1) == "tests" and name.endswith("_test.cc"):
+                        if not m or not breaks(rule, name, m.group(1)):
                             continue
                         rel = os.path.relpath(path, root)
                         found.append(f"{rel}:{number}: {room}/ includes "
-                                     f"{m.group(1)}/: {line.strip()}")
+                                     f"{m.group(1)}: {line.strip()}")
     return found
 
 
@@ -58,8 +78,8 @@ def check(root):
     if found:
         print(f"{len(found)} include(s) run from a lower room to a higher one")
         return 1
-    print("room_includes: every include of base/, platform/ and lib/ stays "
-          "in its room or below")
+    print("room_includes: every include of " + ", ".join(
+        f"{room}/" for room in RULES) + " stays in its room or below")
     return 0
 
 
@@ -74,6 +94,18 @@ def self_test():
         "lib/store_impl.h": '#include "tests/testing/status.h"\n'
                             '#include "proto/storage.pb.h"\n',        # bad, fine
         "agent/loop.cc": '#include "lib/store_impl.h"\n',            # fine
+        "webhooks/signature.cc": '#include "platform/files.h"\n'
+                                 '#include "lib/keys.h"\n',          # bad
+        "agent/retry/policy.cc": '#include "agent/decision.h"\n',   # bad
+        "agent/expr/condition.h": '#include "agent/expr/value_ref.h"\n'
+                                  '#include "agent/config/config.h"\n',  # bad
+        "agent/config/config.h": '#include "agent/retry/policy.h"\n'
+                                 '#include "agent/expr/template.h"\n'
+                                 '#include "agent/send/sender.h"\n'   # bad
+                                 '#include "webhooks/signature.h"\n'
+                                 '#include "tools/sink/receiver.h"\n',  # bad
+        "agent/config/config_test.cc":
+            '#include "tests/testing/status.h"\n',                # fine
     }
     with tempfile.TemporaryDirectory() as root:
         for rel, text in tree.items():
@@ -82,7 +114,10 @@ def self_test():
             with open(os.path.join(root, rel), "w") as f:
                 f.write(text)
         found = violations(root)
-    want = ["platform/files.cc:2", "lib/store.cc:2", "lib/store_impl.h:1"]
+    want = ["platform/files.cc:2", "lib/store.cc:2", "lib/store_impl.h:1",
+            "webhooks/signature.cc:2", "agent/retry/policy.cc:1",
+            "agent/expr/condition.h:2", "agent/config/config.h:3",
+            "agent/config/config.h:5"]
     got = sorted(v.split(": ")[0] for v in found)
     if got != sorted(want):
         print(f"self-test: expected {sorted(want)}, found {got}")

@@ -6,7 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "agent/workflow/step_id.h"
+#include "agent/expr/step_id.h"
 #include "tools/json_fields.h"
 
 namespace outbox::demo {

@@ -56,7 +56,7 @@ struct SagaSale {
 };
 
 // Which sale and step each webhook-id belongs to: the step ids of
-// agent/workflow/step_id.h, recomputed from each sale's event id.
+// agent/expr/step_id.h, recomputed from each sale's event id.
 class SagaIds {
  public:
   struct Owner {

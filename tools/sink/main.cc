@@ -21,13 +21,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "agent/send/webhook_signature.h"
 #include "platform/atomic_file.h"
 #include "tools/sink/receiver.h"
 #include "tools/sink/request_log.h"
 #include "tools/sink/routes.h"
 #include "tools/sink/sink_options.h"
 #include "tools/sink/sink_server.h"
+#include "webhooks/signature.h"
 
 namespace outbox::sink {
 namespace {

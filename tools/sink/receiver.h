@@ -16,12 +16,12 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "agent/send/webhook_signature.h"
 #include "tools/sink/answer_memory.h"
 #include "tools/sink/fault_plan.h"
 #include "tools/sink/request_log.h"
 #include "tools/sink/routes.h"
 #include "tools/sink/sink_options.h"
+#include "webhooks/signature.h"
 
 namespace outbox::sink {
 

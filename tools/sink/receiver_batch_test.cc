@@ -10,7 +10,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "agent/send/batch_request.h"
-#include "agent/send/webhook_signature.h"
 #include "gtest/gtest.h"
 #include "tests/testing/batch_request.h"
 #include "tests/testing/request_headers.h"
@@ -20,6 +19,7 @@
 #include "tools/json_fields.h"
 #include "tools/sink/receiver.h"
 #include "tools/sink/request_log.h"
+#include "webhooks/signature.h"
 
 namespace outbox::sink {
 namespace {

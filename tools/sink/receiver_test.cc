@@ -11,13 +11,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "agent/send/webhook_signature.h"
 #include "gtest/gtest.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
 #include "tests/testing/temp_dir.h"
 #include "tools/json_fields.h"
 #include "tools/sink/request_log.h"
+#include "webhooks/signature.h"
 
 namespace outbox::sink {
 namespace {

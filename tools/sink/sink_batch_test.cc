@@ -18,7 +18,6 @@
 #include "absl/time/clock.h"
 #include "agent/send/batch_request.h"
 #include "agent/send/webhook_request.h"
-#include "agent/send/webhook_signature.h"
 #include "gtest/gtest.h"
 #include "outbox/store.h"
 #include "tests/testing/batch_request.h"
@@ -30,6 +29,7 @@
 #include "tools/audit/delivery_audit.h"
 #include "tools/audit/sink_log_tail.h"
 #include "tools/json_fields.h"
+#include "webhooks/signature.h"
 
 namespace outbox::sink {
 namespace {

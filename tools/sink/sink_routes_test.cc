@@ -14,7 +14,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/time/clock.h"
-#include "agent/send/webhook_signature.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/testing/sink_process.h"
@@ -22,6 +21,7 @@
 #include "tests/testing/target_command.h"
 #include "tests/testing/temp_dir.h"
 #include "tools/json_fields.h"
+#include "webhooks/signature.h"
 
 namespace outbox::sink {
 namespace {

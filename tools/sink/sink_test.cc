@@ -15,13 +15,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "agent/send/webhook_signature.h"
 #include "gtest/gtest.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
 #include "tests/testing/target_command.h"
 #include "tests/testing/temp_dir.h"
 #include "tools/json_fields.h"
+#include "webhooks/signature.h"
 
 namespace outbox::sink {
 namespace {

@@ -14,7 +14,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "agent/send/webhook_signature.h"
 #include "gtest/gtest.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
@@ -22,6 +21,7 @@
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_certs.h"
 #include "tools/json_fields.h"
+#include "webhooks/signature.h"
 
 namespace outbox::sink {
 namespace {
