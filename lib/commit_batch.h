@@ -44,7 +44,7 @@ struct CommitContext {
   // Set when the Txn's idempotency key has a stored record that expired: the
   // time its expiry index entry is keyed by, which the commit deletes.
   std::optional<int64_t> expired_key_committed_ms;
-  // Test-only broken variant (StoreTestOptions::split_commit_batches): the
+  // Test-only broken variant (StoreVariant::SplitsCommits): the
   // records go to CommitBatch::records instead of the one batch.
   bool records_apart = false;
   // The store's wall-clock mark (Store::WallClockMark, Unix ms; 0: none): a

@@ -45,7 +45,7 @@ absl::StatusOr<CommitResult> StoreImpl::CommitUntimed(const Txn& txn) {
     // The broken split variant writes its records past the writer queue,
     // holding mu_ from here: no other commit may build on the same tail (and
     // take the same seqs), nor write beside it.
-    while (test_.split_commit_batches && !writers_.empty()) {
+    while (variant_->SplitsCommits() && !writers_.empty()) {
       serial_cv_.Wait(&mu_);
     }
     // A cancel reads a workflow's state, which the agent's settlements
@@ -62,7 +62,7 @@ absl::StatusOr<CommitResult> StoreImpl::CommitUntimed(const Txn& txn) {
                           idem_,
                           &tables_,
                           prior.expired_committed_ms,
-                          test_.split_commit_batches,
+                          variant_->SplitsCommits(),
                           clock_mark_ms_.load(),
                           store_clock_.NowMs()};
     OUTBOX_ASSIGN_OR_RETURN(CommitBatch commit, BuildCommitBatch(txn, context));
@@ -141,7 +141,7 @@ absl::StatusOr<StoreImpl::IdempotencyLookup> StoreImpl::LookUpIdempotencyKey(
 
 absl::Status StoreImpl::WriteCommitLocked(CommitBatch* commit,
                                           absl::Time built) {
-  const bool sync = options_.sync && !test_.skip_commit_sync;
+  const bool sync = variant_->CommitSyncs(options_.sync);
   internal::CrashPoint(internal::kCommitBeforeWrite);
   if (commit->records.Count() > 0) {
     // The broken split variant: records in a batch of their own, first,

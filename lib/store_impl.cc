@@ -26,7 +26,7 @@ StoreImpl::StoreImpl(const Options& options, EventClasses classes,
       classes_(std::move(classes)),
       path_(std::move(path)),
       read_only_(read_only),
-      test_(test),
+      variant_(MakeStoreVariant(test)),
       clock_(options.clock != nullptr ? options.clock : SystemClock()),
       index_(&classes_) {}
 
@@ -218,10 +218,7 @@ void StoreImpl::WriteGroupLocked() {
   rocksdb::WriteBatch batch = group_.Take();
   // The counters travel in the same batch as the change they count, so after
   // any crash they match the entries exactly.
-  storage::QueueState persisted = written;
-  if (test_.head_past_next_when_emptied && written.pending_count() == 0) {
-    persisted.set_head_seq(written.next_seq() + 1);  // the broken variant
-  }
+  storage::QueueState persisted = variant_->Persisted(written);
   // The clock mark is only ever raised here: a clock set back leaves it.
   const int64_t mark = std::max(clock_mark_ms_.load(), ToStoredMillis(Now()));
   clock_mark_ms_.store(mark);
@@ -239,7 +236,7 @@ void StoreImpl::WriteGroupLocked() {
     s = batch.Put(meta_, keys::kManifestKey, Encode(*manifest));
   }
   size_t group = n;  // writers of this group still queued
-  if (test_.ack_group_before_sync && n > 1) {
+  if (variant_->AcksBeforeWrite(n)) {
     // The broken variant: the followers hear OK before their data is synced.
     Writer* leader = writers_.front();
     writers_.pop_front();

@@ -30,6 +30,7 @@
 #include "lib/queue_index.h"
 #include "lib/rocks_options.h"
 #include "lib/store_clock.h"
+#include "lib/store_variant.h"
 #include "outbox/store.h"
 #include "proto/storage.pb.h"
 #include "rocksdb/db.h"
@@ -37,37 +38,6 @@
 #include "rocksdb/write_batch.h"
 
 namespace outbox {
-
-// Deliberately broken variants of the store, so that crash suites can prove
-// they catch what they claim to. Never set outside tests.
-struct StoreTestOptions {
-  // Commits return before the log is fsync'ed, whatever Options::sync says.
-  bool skip_commit_sync = false;
-  // A commit writes the caller's records and the outbox entries in two
-  // separate batches (crash point kCommitBetweenSplitBatches between them).
-  bool split_commit_batches = false;
-  // Group commit acknowledges the writers that joined a leader's group
-  // before the group's synced write, instead of after it.
-  bool ack_group_before_sync = false;
-  // Settling deliveries writes without the WAL (WriteOptions::disableWAL):
-  // it returns OK, but only a memtable flush makes it durable, so a power
-  // cut brings the events back even after a later synced write.
-  bool mark_delivered_without_wal = false;
-  // Settling counts a delivered event whose seq is a multiple of 16 twice
-  // in delivered_total.
-  bool miscount_delivered_total = false;
-  // Recording an attempt writes a pending_count one too high.
-  bool miscount_pending = false;
-  // A write that leaves the queue empty persists a head past next_seq (in
-  // memory it is right, so the next write heals it), which an open refuses
-  // as inconsistent.
-  bool head_past_next_when_emptied = false;
-  // Open indexes each pending entry at its stored next-attempt time as if
-  // the wall clock had never gone back since it was written: after the clock
-  // was set back, an entry written before is due only once the clock has
-  // made up the jump (years, in the soak).
-  bool open_ignores_clock_back = false;
-};
 
 // Opens a store whose files are reached through `env` (borrowed; must
 // outlive the store). Tests pass an Env over a fault-injecting FileSystem.
@@ -345,8 +315,8 @@ class StoreImpl final : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // One settlement of SettleLocked into `build`.
   struct SettleBuild;
-  // The settlement batch written as StoreTestOptions::
-  // mark_delivered_without_wal says, bypassing the queue.
+  // The settlement batch written as StoreVariant::SettlesWithoutLog says,
+  // bypassing the queue (StoreTestOptions::mark_delivered_without_wal).
   absl::Status TEST_WriteWithoutWalLocked(SettleBuild* build,
                                           std::function<void()> apply)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -556,7 +526,9 @@ class StoreImpl final : public Store {
   const std::string path_;
   // Opened as a RocksDB secondary instance: reads only, next to a writer.
   const bool read_only_;
-  const StoreTestOptions test_;
+  // The broken variant tests ask for, or the store's own behaviour
+  // (store_variant.h): what the write paths ask where a variant differs.
+  const std::unique_ptr<const StoreVariant> variant_;
   std::string secondary_dir_;  // the secondary's own scratch directory
   Clock* const clock_;
 

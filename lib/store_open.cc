@@ -472,9 +472,7 @@ absl::Status StoreImpl::RebuildIndex() {
     // passed; a new event keeps its deliver_after delay, a business rule.
     const ClockBack clock_back =
         Rescheduled(*entry) ? ClockBack::kDueNow : ClockBack::kKeepDelay;
-    // Broken on purpose with open_ignores_clock_back: written "now".
-    const int64_t written_ms =
-        test_.open_ignores_clock_back ? now_ms : ScheduledAt(*entry);
+    const int64_t written_ms = variant_->WrittenAt(ScheduledAt(*entry), now_ms);
     IndexEntryLocked(*seq, entry->ordering_key, entry->destination, entry->type,
                      IndexDueAt(entry->next_attempt_unix_ms, written_ms,
                                 clock_back, now_ms, index_now),

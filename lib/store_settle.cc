@@ -162,7 +162,7 @@ absl::StatusOr<SettleResult> StoreImpl::SettleLocked(
       }
     }
   };
-  if (test_.mark_delivered_without_wal && build.delivered) {
+  if (variant_->SettlesWithoutLog(build.delivered)) {
     OUTBOX_RETURN_IF_ERROR(TEST_WriteWithoutWalLocked(&build, apply));
     return result;
   }
@@ -179,10 +179,8 @@ absl::Status StoreImpl::AddDeliveredLocked(const Settlement& st, uint32_t bytes,
   const uint64_t seq = st.event.seq;
   OUTBOX_RETURN_IF_ERROR(build->Remove(pending_, seq, st.event.ordering_key,
                                        bytes, "marking an event delivered"));
-  build->next.set_delivered_total(build->next.delivered_total() + 1);
-  if (test_.miscount_delivered_total && seq % 16 == 0) {
-    build->next.set_delivered_total(build->next.delivered_total() + 1);
-  }
+  build->next.set_delivered_total(
+      variant_->DeliveredTotal(seq, build->next.delivered_total() + 1));
   build->delivered = true;
   return absl::OkStatus();
 }
@@ -250,9 +248,8 @@ absl::Status StoreImpl::AddSettlementLocked(const Settlement& st,
     const std::string value = Encode(entry);
     rocksdb::Status s = build->batch.Put(pending_, keys::Seq(seq), value);
     queue_state::Resize(stored.value.size(), value.size(), &build->next);
-    if (test_.miscount_pending) {
-      build->next.set_pending_count(build->next.pending_count() + 1);
-    }
+    build->next.set_pending_count(
+        variant_->PendingAfterAttempt(build->next.pending_count()));
     build->changes.push_back(
         {seq, stored.entry.ordering_key(), false, entry.next_attempt_unix_ms(),
          entry.scheduled_unix_ms(), static_cast<uint32_t>(value.size())});
@@ -425,7 +422,7 @@ absl::Status StoreImpl::ReplayLocked(absl::string_view event_id,
       });
 }
 
-// Test hooks (StoreTestOptions).
+// The broken variant's own write (StoreVariant::SettlesWithoutLog).
 
 absl::Status StoreImpl::TEST_WriteWithoutWalLocked(
     SettleBuild* build, std::function<void()> apply) {
