@@ -78,7 +78,11 @@ AgentImpl::AgentImpl(Store* store, AgentOptions options, AgentConfig config,
       definitions_(&config_),
       clock_trust_(config_.agent.clock_tolerance,
                    config_.agent.require_synchronized_clock),
-      log_limiter_(kLogBurst, kLogWindow) {}
+      log_limiter_(kLogBurst, kLogWindow),
+      metrics_(store_, &config_, clock_,
+               [this](LogSeverity severity, LogEvent event, std::string m) {
+                 Log(severity, event, std::move(m));
+               }) {}
 
 AgentImpl::~AgentImpl() {
   store_->SetWakeup(nullptr);
@@ -314,8 +318,8 @@ absl::Status AgentImpl::Step() {
   OUTBOX_RETURN_IF_ERROR(SyncIfDue(/*now_please=*/idle_ && !rate_held));
   WriteMetricsIfDue(steady);
 
-  absl::Time wake = std::min(
-      {next_due_, next_housekeeping_, next_metrics_, next_class_check_});
+  absl::Time wake = std::min({next_due_, next_housekeeping_,
+                              metrics_.next_write(), next_class_check_});
   if (steady < store_full_until_) wake = std::min(wake, store_full_until_);
   if (unsynced_) {
     wake = std::min(wake, unsynced_since_ + config_.agent.ack_sync_interval);
@@ -422,7 +426,7 @@ void AgentImpl::HoldUnrouted(const PendingEvent& event,
   if (!unrouted_.insert(UnroutedKey(event.type, event.destination)).second) {
     return;
   }
-  metrics_.SetUnroutedTypes(unrouted_.size());
+  metrics_.counts().SetUnroutedTypes(unrouted_.size());
   // A configuration that lost a route must not empty the queue into the
   // dead letters (Fluent Bit's #12225 is the same trap on a reload).
   Log(LogSeverity::kError, LogEvent::kNoRoute,
@@ -441,7 +445,7 @@ void AgentImpl::CheckClock() {
                            synchronized)) {
     return;
   }
-  metrics_.SetClockTrusted(clock_trust_.trusted());
+  metrics_.counts().SetClockTrusted(clock_trust_.trusted());
   if (clock_trust_.trusted()) {
     Log(LogSeverity::kInfo, LogEvent::kClockTrusted,
         absl::StrCat(clock_trust_.why(), "; delivering again"));
@@ -494,7 +498,7 @@ absl::Status AgentImpl::StartDueEvents() {
     absl::Status s = store_->Quarantine(bad.seq);
     if (s.ok()) {
       ++stats_.quarantined;
-      metrics_.OnDeadLettered(AgentMetrics::DeadReason::kUndecodable);
+      metrics_.counts().OnDeadLettered(AgentMetrics::DeadReason::kUndecodable);
     }
     Log(LogSeverity::kError, LogEvent::kQuarantined,
         absl::StrCat("pending entry ", bad.seq, " is unreadable (",
@@ -674,6 +678,45 @@ void AgentImpl::ArmTimer(absl::Time when) {
     Log(LogSeverity::kError, LogEvent::kInternalError,
         absl::StrCat("timer: ", armed.message()));
   }
+}
+
+namespace {
+
+// The `kind` label of outbox_destination_info.
+const char* KindLabel(Destination::Kind kind) {
+  switch (kind) {
+    case Destination::Kind::kHttp:
+      return "http";
+    case Destination::Kind::kMqtt:
+      return "mqtt";
+    case Destination::Kind::kKafka:
+      return "kafka";
+  }
+  return "http";
+}
+
+}  // namespace
+
+void AgentImpl::WriteMetricsIfDue(absl::Time steady) {
+  if (metrics_.Due(steady)) metrics_.Write(MetricsLoop(steady), steady);
+}
+
+void AgentImpl::WriteMetrics() {
+  const absl::Time steady = Steady();
+  metrics_.Write(MetricsLoop(steady), steady);
+}
+
+MetricsWriter::Loop AgentImpl::MetricsLoop(absl::Time steady) const {
+  MetricsWriter::Loop loop;
+  loop.in_flight = in_flight_.size();
+  for (const Destination& d : config_.destinations) {
+    AgentMetrics::DestinationState& state = loop.destinations.emplace_back();
+    state.name = d.name;
+    state.kind = KindLabel(d.kind);
+    state.snapshot = reachability_.Of(d.name, steady);
+    state.fuse_tripped = fuse_.tripped(d.name);
+  }
+  return loop;
 }
 
 }  // namespace outbox

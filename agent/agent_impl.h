@@ -39,8 +39,8 @@
 #include "agent/send/http_sender.h"
 #include "agent/send/sender.h"
 #include "agent/telemetry/agent_metrics.h"
-#include "agent/telemetry/drain_rate.h"
 #include "agent/telemetry/log_limiter.h"
+#include "agent/telemetry/metrics_writer.h"
 #include "agent/workflow/definitions.h"
 #include "agent/workflow/plan.h"
 #include "outbox/agent.h"
@@ -350,19 +350,13 @@ class AgentImpl final {
   // If `s` says the store's disk is full, starts nothing for kFullDiskPause
   // and returns OK; otherwise returns `s`.
   absl::Status PauseIfDiskFull(const absl::Status& s);
-  // Rewrites the metrics file when metrics_interval has passed since the
-  // last time (telemetry/metrics_file.cc); WriteMetrics does it now. A failure
-  // is logged, never returned: metrics must not stop deliveries.
+  // Rewrites the metrics file (MetricsWriter) when metrics_interval has
+  // passed since the last time; WriteMetrics does it now.
   void WriteMetricsIfDue(absl::Time steady);
   void WriteMetrics();
-  // Pending events per destination name, as the configuration routes each
-  // lane (Store::PendingByLane); lanes no route takes are left out.
-  absl::flat_hash_map<std::string, uint64_t> PendingPerDestination();
-  // Counts settlement `s`, written, in metrics_; `dead` says why the ones
-  // of its round were dead-lettered.
-  void CountInMetrics(
-      const Settlement& s,
-      const absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason>& dead);
+  // What the metrics file shows of the loop: each destination's
+  // reachability and fuse, the requests in flight.
+  MetricsWriter::Loop MetricsLoop(absl::Time steady) const;
   // Sleeps until something is ready, at most `limit`; ready_ says what.
   absl::Status Wait(absl::Duration limit = absl::InfiniteDuration());
   // Whether `fd` was in the last Wait's ready list.
@@ -468,8 +462,8 @@ class AgentImpl final {
   bool idle_ = false;  // the last round started nothing and nothing is due
 
   AgentStats stats_;
-  AgentMetrics metrics_;
-  DrainRate drain_rate_;  // deliveries per destination: the drain ETA
+  // The counts, each destination's delivery rate, the metrics file.
+  MetricsWriter metrics_;
   // Why each event dead-lettered in this round's settlements (by seq) is,
   // for metrics_ once the write is done.
   absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason> dead_reasons_;
@@ -498,8 +492,6 @@ class AgentImpl final {
   static constexpr size_t kMaxAwaitingPerSlot = 4;
   std::deque<Awaiting> awaiting_durable_;
   absl::flat_hash_set<uint64_t> awaiting_seqs_;
-  absl::Time next_metrics_ = absl::InfinitePast();  // Steady()
-  bool metrics_failing_ = false;  // the last write failed (logged once)
   absl::BitGen bitgen_;
 };
 

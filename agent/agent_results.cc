@@ -65,7 +65,7 @@ void AgentImpl::HandleResult(const SendResult& result) {
     HoldRefused(flight, d);
     return;  // not an attempt either: the event (or batch) is untouched
   }
-  metrics_.OnAttempt(AttemptOutcome(result));
+  metrics_.counts().OnAttempt(AttemptOutcome(result));
   if (!NoteAnswer(&flight, result, d, now)) return;  // the fuse holds it
   if (flight.workflow != nullptr && result.http.http_status != 0 &&
       (d.kind == Decision::Kind::kRetry ||
@@ -110,7 +110,7 @@ void AgentImpl::HandleResult(const SendResult& result) {
 void AgentImpl::HoldRefused(const InFlight& flight, const Decision& d) {
   const std::string& name = flight.destination->name;
   ++stats_.refused_results;
-  metrics_.OnAttempt(AgentMetrics::Outcome::kRefused);
+  metrics_.counts().OnAttempt(AgentMetrics::Outcome::kRefused);
   if (reachability_.OnRefused(name, flight.probe, Steady())) {
     Log(LogSeverity::kError, LogEvent::kDestinationRefused,
         absl::StrCat("destination ", name, " refused event ", flight.event.id,
@@ -251,7 +251,7 @@ void AgentImpl::NoteWritten(
     const absl::flat_hash_map<uint64_t, AgentMetrics::DeadReason>& unsent,
     WorkflowWrites* w) {
   definitions_.Written(s);
-  CountInMetrics(s, unsent);
+  metrics_.Count(s, unsent, Steady());
   LogWorkflowSettlement(s);
   if (!s.workflow_state.empty()) NoteWorkflowSettled(s);
   switch (s.kind) {

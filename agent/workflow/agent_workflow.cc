@@ -323,7 +323,8 @@ void AgentImpl::LogWorkflowSettlement(const Settlement& s) {
       }
       break;
     case storage::WORKFLOW_PHASE_NEEDS_ATTENTION:
-      metrics_.OnWorkflowFinished(AgentMetrics::WorkflowEnd::kNeedsAttention);
+      metrics_.counts().OnWorkflowFinished(
+          AgentMetrics::WorkflowEnd::kNeedsAttention);
       Log(LogSeverity::kError, LogEvent::kWorkflowNeedsAttention,
           absl::StrCat("workflow of event ", s.event.id, ": ", s.reason,
                        "; nothing more runs until outboxctl retry-step"),
@@ -331,11 +332,13 @@ void AgentImpl::LogWorkflowSettlement(const Settlement& s) {
       break;
     case storage::WORKFLOW_PHASE_COMPLETED:
       if (s.kind == Settlement::Kind::kDelivered) {
-        metrics_.OnWorkflowFinished(AgentMetrics::WorkflowEnd::kCompleted);
+        metrics_.counts().OnWorkflowFinished(
+            AgentMetrics::WorkflowEnd::kCompleted);
       }
       break;
     case storage::WORKFLOW_PHASE_COMPENSATED:
-      metrics_.OnWorkflowFinished(AgentMetrics::WorkflowEnd::kCompensated);
+      metrics_.counts().OnWorkflowFinished(
+          AgentMetrics::WorkflowEnd::kCompensated);
       break;
     default:
       break;
