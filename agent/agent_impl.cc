@@ -3,11 +3,14 @@
 #include "agent/agent_impl.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "agent/decision.h"
+#include "agent/send/batch_request.h"
 #include "agent/send/kafka_sender.h"
 #include "agent/send/mqtt_sender.h"
 #include "base/status_macros.h"
@@ -73,6 +76,7 @@ AgentImpl::AgentImpl(Store* store, AgentOptions options, AgentConfig config,
       config_(std::move(config)),
       test_(test),
       clock_(options_.clock != nullptr ? options_.clock : SystemClock()),
+      batcher_(store_, config_),
       reachability_(DestinationNames(config_), config_.agent.probe_interval_min,
                     config_.agent.probe_interval_max),
       definitions_(&config_),
@@ -102,9 +106,6 @@ absl::Status AgentImpl::Init() {
   for (const Destination& d : config_.destinations) {
     if (d.rate_limit.enabled()) {
       rate_limiters_.emplace(d.name, RateLimiter(d.rate_limit, Steady()));
-    }
-    if (d.batch.enabled) {
-      batch_extra_ = std::max(batch_extra_, d.batch.max_events - 1);
     }
     const SenderFactory factory = FactoryFor(d.kind);
     if (factory == nullptr) continue;  // HTTP: the shared sender above
@@ -482,7 +483,7 @@ absl::Status AgentImpl::StartDueEvents() {
   // for that many more than the free slots (what is not sent this round is
   // read again in a later one).
   absl::StatusOr<DueEvents> next = store_->NextDue(
-      max - in_flight_.size() + batch_extra_,
+      max - in_flight_.size() + batcher_.extra(),
       [&](const Lane& lane) { return GateFor(lane, steady); },
       [&](uint64_t seq) {
         return in_flight_seqs_.contains(seq) || awaiting_seqs_.contains(seq) ||
@@ -507,7 +508,7 @@ absl::Status AgentImpl::StartDueEvents() {
   }
   std::optional<absl::flat_hash_set<std::string>> keys_in_flight;
   for (PendingEvent& event : due.events) {
-    if (in_flight_.size() >= max) break;  // full (batch_extra_ asked more)
+    if (in_flight_.size() >= max) break;  // full (batcher_.extra() asked more)
     if (held_workflow_types_.contains(event.type)) continue;  // this round
     if (KeyInFlight(event, &keys_in_flight)) continue;  // after its answer
     if (definitions_.MustRead(event.type, event.destination)) {
@@ -523,12 +524,17 @@ absl::Status AgentImpl::StartDueEvents() {
       continue;
     }
     if ((*destination)->batch.enabled) {
-      QueueForBatch(std::move(event), **destination);
+      batcher_.Queue(std::move(event), **destination);
       continue;
     }
     if (!Send(std::move(event), **destination, now)) break;  // full
   }
-  OUTBOX_RETURN_IF_ERROR(PauseIfDiskFull(SendBatches(now, steady)));
+  absl::StatusOr<absl::Time> held = batcher_.SendAll(this, now, steady);
+  if (held.ok()) {
+    next_due_ = std::min(next_due_, *held);  // a batch waits for more
+  } else {
+    OUTBOX_RETURN_IF_ERROR(PauseIfDiskFull(held.status()));
+  }
   // The unsendable ones, workflows that ended without a request, and the
   // sent marks of steps about to start (once durable: StartDurable). What
   // left the queue lets the next event of its ordering key be due now,
@@ -563,6 +569,63 @@ bool AgentImpl::KeyInFlight(
     }
   }
   return (*keys)->contains(event.ordering_key);
+}
+
+bool AgentImpl::Full() const {
+  return in_flight_.size() >= static_cast<size_t>(config_.agent.max_in_flight);
+}
+
+absl::StatusOr<bool> AgentImpl::MayRide(const PendingEvent& follower,
+                                        const Destination& destination,
+                                        absl::Time now) {
+  // Not when it goes elsewhere, is a workflow's, or may not be sent yet
+  // (deliver_after).
+  absl::StatusOr<const Destination*> to =
+      Route(config_, follower.type, follower.destination);
+  if (!to.ok() || *to != &destination || follower.next_attempt > now ||
+      definitions_.MayBeWorkflow(follower.type, follower.destination)) {
+    return false;
+  }
+  if (!definitions_.MustRead(follower.type, follower.destination)) return true;
+  // A workflow state written before definitions were kept is not a line of
+  // a batch (the head was read the same way in StartDueEvents).
+  OUTBOX_ASSIGN_OR_RETURN(std::optional<WorkflowRecord> record,
+                          ReadWorkflowRecord(follower.id));
+  return !record.has_value() || record->state.empty();
+}
+
+bool AgentImpl::SendBatch(std::vector<PendingEvent> batch, std::string body,
+                          const Destination& destination, absl::Time now) {
+  // Even one event goes as a batch: the receiver asked for that format.
+  if (!RateAllows(destination, Steady())) return false;  // a later round
+  const int64_t count = static_cast<int64_t>(batch.size());
+  const int64_t bytes = static_cast<int64_t>(body.size());
+  const uint64_t tag = next_tag_++;
+  std::vector<const PendingEvent*> events;
+  for (const PendingEvent& e : batch) events.push_back(&e);
+  HttpRequest request =
+      BuildBatchRequest(events, std::move(body), destination, now, tag);
+  internal::CrashPoint(internal::kAgentBeforeSend);
+  absl::Status started = http_->StartRequest(std::move(request));
+  if (absl::IsResourceExhausted(started)) return false;  // next round
+  if (!started.ok()) {
+    // Refused by the transport itself: sending it again cannot help (as
+    // for one event, Send()).
+    for (PendingEvent& e : batch) {
+      DeadLetterUnsent(std::move(e), AgentMetrics::DeadReason::kUnsendable,
+                       absl::StrCat("cannot be sent: ", started.message()));
+    }
+    return true;
+  }
+  ++stats_.requests;
+  RateTook(destination, count, bytes);
+  const bool probe = reachability_.OnSend(destination.name);
+  for (const PendingEvent& e : batch) in_flight_seqs_.insert(e.seq);
+  PendingEvent head = std::move(batch[0]);
+  batch.erase(batch.begin());
+  in_flight_.emplace(tag, InFlight{std::move(head), &destination, probe,
+                                   nullptr, std::move(batch)});
+  return true;
 }
 
 bool AgentImpl::Send(PendingEvent event, const Destination& destination,

@@ -36,6 +36,7 @@
 #include "agent/dead_letter_fuse.h"
 #include "agent/rate_limiter.h"
 #include "agent/reachability.h"
+#include "agent/send/batcher.h"
 #include "agent/send/http_sender.h"
 #include "agent/send/sender.h"
 #include "agent/telemetry/agent_metrics.h"
@@ -74,7 +75,7 @@ absl::StatusOr<std::unique_ptr<Agent>> CreateAgentForTest(
 // (agent.cc's Agent forwards to it, and replaces it on Reload). Its own
 // fields of `options` are the transport, log, clock, watch_network and
 // shutdown_grace; the configuration comes parsed.
-class AgentImpl final {
+class AgentImpl final : private Batcher::Port {
  public:
   static absl::StatusOr<std::unique_ptr<AgentImpl>> Create(
       Store* store, AgentOptions options, AgentConfig config,
@@ -203,27 +204,13 @@ class AgentImpl final {
   // Starts `event` toward `destination`; false when the transport is full.
   bool Send(PendingEvent event, const Destination& destination, absl::Time now);
 
-  // --- Batches (send/agent_batch.cc) ---
-  // Keeps `event` for this round's batches to `destination`.
-  void QueueForBatch(PendingEvent event, const Destination& destination);
-  // Sends the events QueueForBatch kept, packed into batches.
-  absl::Status SendBatches(absl::Time now, absl::Time steady);
-  absl::Status SendBatchesTo(const Destination& destination,
-                             std::vector<PendingEvent> heads, absl::Time now,
-                             absl::Time steady);
-  // `head` and the events queued behind it under its key that may go with
-  // it to `destination` now, at most max_events. Errors: the store's.
-  absl::StatusOr<std::vector<PendingEvent>> RunOf(
-      PendingEvent head, const Destination& destination, absl::Time now);
-  // True (and next_due_ set) when `batch`, not full, waits for more events
-  // under its destination's max_wait.
-  bool HoldForMore(const std::vector<PendingEvent>& batch, size_t bytes,
-                   const Destination& destination, absl::Time now,
-                   absl::Time steady);
-  // Starts `batch` as one request with `body`, its events' BatchLines in
-  // order; false when the transport is full.
+  // --- Batches (Batcher::Port: the loop's side of send/batcher.h) ---
+  bool Full() const override;
+  absl::StatusOr<bool> MayRide(const PendingEvent& follower,
+                               const Destination& destination,
+                               absl::Time now) override;
   bool SendBatch(std::vector<PendingEvent> batch, std::string body,
-                 const Destination& destination, absl::Time now);
+                 const Destination& destination, absl::Time now) override;
   // Settles a batch's events after its first as `result` says for each.
   void SettleBatchRest(InFlight* flight, const SendResult& result,
                        absl::Time now);
@@ -400,12 +387,9 @@ class AgentImpl final {
   absl::Time armed_for_ = absl::InfinitePast();
 
   absl::flat_hash_map<uint64_t, InFlight> in_flight_;  // by request tag
-  // This round's due events bound for batching destinations (borrowed from
-  // config_), in due order: SendBatches sends them.
-  std::vector<std::pair<const Destination*, std::vector<PendingEvent>>>
-      batch_heads_;
-  // The largest batch's max_events - 1 (0: no destination batches).
-  size_t batch_extra_ = 0;
+  // This round's due events bound for batching destinations, packed into
+  // requests at the round's end.
+  Batcher batcher_;
   absl::flat_hash_set<uint64_t> in_flight_seqs_;
   Reachability reachability_;
   DeadLetterFuse fuse_;  // per destination

@@ -403,4 +403,18 @@ absl::Status AgentImpl::Housekeeping(absl::Time steady) {
   return absl::OkStatus();
 }
 
+void AgentImpl::SettleBatchRest(InFlight* flight, const SendResult& result,
+                                absl::Time now) {
+  for (PendingEvent& e : flight->batch_rest) {
+    const Decision d =
+        Decide(result, e, flight->destination->retry, now, bitgen_);
+    if (d.kind == Decision::Kind::kDeadLetter) {
+      dead_reasons_[e.seq] = d.rejected ? AgentMetrics::DeadReason::kRejected
+                                        : AgentMetrics::DeadReason::kGaveUp;
+    }
+    settled_.push_back(SettlementFor(d, std::move(e), now));
+  }
+  flight->batch_rest.clear();
+}
+
 }  // namespace outbox
