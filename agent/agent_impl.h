@@ -31,6 +31,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/random/random.h"
+#include "agent/agent_variant.h"
 #include "agent/clock_trust.h"
 #include "agent/config/config.h"
 #include "agent/dead_letter_fuse.h"
@@ -49,27 +50,6 @@
 #include "platform/poller.h"
 
 namespace outbox {
-
-// Deliberately broken variants of the agent, so that crash suites can prove
-// they catch what they claim to (as StoreTestOptions does for the store).
-// Never set outside tests.
-struct AgentTestOptions {
-  // A round that settled a workflow step's (or revert's) result plans the
-  // next one without syncing the store first: the next request may leave
-  // while the result it follows is only in the unsynced log.
-  bool skip_workflow_sync = false;
-  // Compensation counts a step in doubt (sent, outcome unknown) as not
-  // done: it is neither resent nor reverted, although its receiver may have
-  // acted on it (the gap the resend closes).
-  bool skip_in_doubt_resend = false;
-  // A plain event (not a workflow's; of a batch, only the first) that keeps
-  // failing is dead-lettered one attempt before its policy's max_attempts.
-  bool give_up_an_attempt_early = false;
-};
-
-// Agent::Create, with `test`'s broken variants.
-absl::StatusOr<std::unique_ptr<Agent>> CreateAgentForTest(
-    Store* store, AgentOptions options, const AgentTestOptions& test);
 
 // The delivery loop under one configuration: what Agent's methods do
 // (agent.cc's Agent forwards to it, and replaces it on Reload). Its own

@@ -2,7 +2,7 @@
 //
 // The soak can fail: run against the deliberately broken store variants
 // (lib/store_impl.h, StoreTestOptions) and agent variants (agent/
-// agent_impl.h, AgentTestOptions), it must report the violation each one
+// agent_variant.h, AgentTestOptions), it must report the violation each one
 // causes, under the name of the check meant for it (soak_violation.h).
 // Each run stops at the first cycle with a violation, or (where a test
 // names the check meant for its variant) at the first that check fired in.

@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "agent/agent_impl.h"
+#include "agent/agent_variant.h"
 #include "lib/store_impl.h"
 #include "outbox/agent.h"
 #include "outbox/clock.h"
