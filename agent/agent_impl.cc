@@ -475,6 +475,29 @@ absl::Status AgentImpl::StartDueEvents() {
   workflow_probes_.clear();
   const absl::Time now = clock_->Now();
   OUTBOX_RETURN_IF_ERROR(StartDurable(now));
+  absl::StatusOr<DueEvents> next = ReadDue(max, steady);
+  if (!next.ok()) return PauseIfDiskFull(next.status());
+  DueEvents& due = *next;
+  next_due_ = due.wait == absl::InfiniteDuration() ? absl::InfiniteFuture()
+                                                   : steady + due.wait;
+  QuarantineUnreadable(due.unreadable);
+  absl::Status started = StartEvents(&due.events, max, now);
+  if (!started.ok()) {
+    // The events queued for batches stay pending: a later round reads them
+    // again, and must not find them queued already (one line each).
+    batcher_.Forget();
+    return PauseIfDiskFull(started);
+  }
+  absl::StatusOr<absl::Time> held = batcher_.SendAll(this, now, steady);
+  if (held.ok()) {
+    next_due_ = std::min(next_due_, *held);  // a batch waits for more
+  } else {
+    OUTBOX_RETURN_IF_ERROR(PauseIfDiskFull(held.status()));
+  }
+  return EndRound(steady);
+}
+
+absl::StatusOr<DueEvents> AgentImpl::ReadDue(size_t max, absl::Time steady) {
   // Those StartDurable settled without a request (a workflow that ended)
   // are still due in the store until this round's write.
   absl::flat_hash_set<uint64_t> settling;
@@ -482,18 +505,18 @@ absl::Status AgentImpl::StartDueEvents() {
   // A batch takes up to max_events due events in one request slot, so ask
   // for that many more than the free slots (what is not sent this round is
   // read again in a later one).
-  absl::StatusOr<DueEvents> next = store_->NextDue(
+  return store_->NextDue(
       max - in_flight_.size() + batcher_.extra(),
       [&](const Lane& lane) { return GateFor(lane, steady); },
       [&](uint64_t seq) {
         return in_flight_seqs_.contains(seq) || awaiting_seqs_.contains(seq) ||
                settling.contains(seq);
       });
-  if (!next.ok()) return PauseIfDiskFull(next.status());
-  DueEvents& due = *next;
-  next_due_ = due.wait == absl::InfiniteDuration() ? absl::InfiniteFuture()
-                                                   : steady + due.wait;
-  for (const UnreadableEntry& bad : due.unreadable) {
+}
+
+void AgentImpl::QuarantineUnreadable(
+    const std::vector<UnreadableEntry>& unreadable) {
+  for (const UnreadableEntry& bad : unreadable) {
     // Damaged entries are moved aside (raw bytes kept) so they block nothing
     // and an operator can see them among the dead letters.
     absl::Status s = store_->Quarantine(bad.seq);
@@ -506,16 +529,20 @@ absl::Status AgentImpl::StartDueEvents() {
                      bad.why.message(),
                      "); quarantined: ", s.ok() ? "ok" : s.ToString()));
   }
+}
+
+absl::Status AgentImpl::StartEvents(std::vector<PendingEvent>* events,
+                                    size_t max, absl::Time now) {
   std::optional<absl::flat_hash_set<std::string>> keys_in_flight;
-  for (PendingEvent& event : due.events) {
+  for (PendingEvent& event : *events) {
     if (in_flight_.size() >= max) break;  // full (batcher_.extra() asked more)
     if (held_workflow_types_.contains(event.type)) continue;  // this round
     if (KeyInFlight(event, &keys_in_flight)) continue;  // after its answer
     if (definitions_.MustRead(event.type, event.destination)) {
-      absl::StatusOr<WorkflowStart> started = TryWorkflowEvent(&event, now);
-      if (!started.ok()) return PauseIfDiskFull(started.status());
-      if (*started == WorkflowStart::kFull) break;
-      if (*started != WorkflowStart::kPlain) continue;
+      OUTBOX_ASSIGN_OR_RETURN(const WorkflowStart started,
+                              TryWorkflowEvent(&event, now));
+      if (started == WorkflowStart::kFull) break;
+      if (started != WorkflowStart::kPlain) continue;
     }
     absl::StatusOr<const Destination*> destination =
         Route(config_, event.type, event.destination);
@@ -529,12 +556,10 @@ absl::Status AgentImpl::StartDueEvents() {
     }
     if (!Send(std::move(event), **destination, now)) break;  // full
   }
-  absl::StatusOr<absl::Time> held = batcher_.SendAll(this, now, steady);
-  if (held.ok()) {
-    next_due_ = std::min(next_due_, *held);  // a batch waits for more
-  } else {
-    OUTBOX_RETURN_IF_ERROR(PauseIfDiskFull(held.status()));
-  }
+  return absl::OkStatus();
+}
+
+absl::Status AgentImpl::EndRound(absl::Time steady) {
   // The unsendable ones, workflows that ended without a request, and the
   // sent marks of steps about to start (once durable: StartDurable). What
   // left the queue lets the next event of its ordering key be due now,
@@ -761,7 +786,7 @@ const char* KindLabel(Destination::Kind kind) {
 }  // namespace
 
 void AgentImpl::WriteMetricsIfDue(absl::Time steady) {
-  if (metrics_.Due(steady)) metrics_.Write(MetricsLoop(steady), steady);
+  if (metrics_.Due(steady)) WriteMetrics();  // as of now, after the round
 }
 
 void AgentImpl::WriteMetrics() {

@@ -134,6 +134,20 @@ class AgentImpl final : private Batcher::Port {
   // True once Stop() was asked for and the round has wound down.
   absl::Status StopIfAsked(bool* stopping);
   void HandleResult(const SendResult& result);
+  // Takes the request `tag` out of what is in flight (its events are no
+  // longer in flight; its destination heard back); none if it was
+  // abandoned earlier.
+  std::optional<InFlight> TakeFlight(uint64_t tag);
+  // The retry policy `flight`'s answer is decided under (`*early` holds
+  // the broken variant's, AgentTestOptions::give_up_an_attempt_early).
+  const RetryPolicy& PolicyFor(const InFlight& flight,
+                               RetryPolicy* early) const;
+  // The request never reached its receiver (Decision::kOffline): its
+  // destination may now be unreachable; nothing is settled.
+  void NoteNeverReached(const InFlight& flight, const Decision& d);
+  // What decision `d` does beyond settling `flight`'s events: logs a retry
+  // or a dead letter, pauses the destination when told to.
+  void ActOnDecision(const InFlight& flight, const Decision& d, absl::Time now);
   // The receiver refused the device (Decision::kHoldDestination): hold the
   // destination, record nothing.
   void HoldRefused(const InFlight& flight, const Decision& d);
@@ -160,7 +174,23 @@ class AgentImpl final : private Batcher::Port {
   void ProcessSenders();
   // The sender of `destination`'s kind (for MQTT, its own connection).
   Sender* SenderFor(const Destination& destination) const;
+  // One round's starts: what became durable, then what NextDue gives,
+  // then the batches; the round's settlements written (EndRound).
   absl::Status StartDueEvents();
+  // NextDue for up to the free request slots (and what batches may take
+  // more), through this round's gates, passing over what is in flight,
+  // awaits its write, or is settled in this round.
+  absl::StatusOr<DueEvents> ReadDue(size_t max, absl::Time steady);
+  // Moves damaged pending entries aside, counted and logged.
+  void QuarantineUnreadable(const std::vector<UnreadableEntry>& unreadable);
+  // Starts the due `events` (a workflow's step, a request, a place in a
+  // batch) until `max` requests are in flight or the transport is full.
+  // Errors: the store's (the round stops there).
+  absl::Status StartEvents(std::vector<PendingEvent>* events, size_t max,
+                           absl::Time now);
+  // Writes the round's settlements; looks again at once when an event left
+  // the queue; notes whether the agent is idle.
+  absl::Status EndRound(absl::Time steady);
   // Whether a request still out carries an event of `event`'s ordering key.
   // The store lets a key's next event be due once the first leaves the
   // queue, and expiry or eviction can take it out while its request is

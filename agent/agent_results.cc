@@ -20,45 +20,42 @@
 
 namespace outbox {
 
-void AgentImpl::HandleResult(const SendResult& result) {
-  auto it = in_flight_.find(result.tag);
-  if (it == in_flight_.end()) return;  // abandoned earlier
+std::optional<AgentImpl::InFlight> AgentImpl::TakeFlight(uint64_t tag) {
+  auto it = in_flight_.find(tag);
+  if (it == in_flight_.end()) return std::nullopt;  // abandoned earlier
   InFlight flight = std::move(it->second);
   in_flight_.erase(it);
   in_flight_seqs_.erase(flight.event.seq);
   for (const PendingEvent& e : flight.batch_rest) in_flight_seqs_.erase(e.seq);
-  const Destination& destination = *flight.destination;
-  reachability_.OnResult(destination.name, flight.probe);
+  reachability_.OnResult(flight.destination->name, flight.probe);
+  return flight;
+}
 
-  const absl::Time now = clock_->Now();
-  const PendingEvent& event = flight.event;
-  const RetryPolicy* policy = &destination.retry;
-  RetryPolicy early;
+const RetryPolicy& AgentImpl::PolicyFor(const InFlight& flight,
+                                        RetryPolicy* early) const {
+  const Destination& destination = *flight.destination;
   if (test_.give_up_an_attempt_early && flight.workflow == nullptr) {
     // Broken on purpose: one attempt fewer than the policy allows.
-    early = destination.retry;
-    early.max_attempts = std::max(1, early.max_attempts - 1);
-    policy = &early;
+    *early = destination.retry;
+    early->max_attempts = std::max(1, early->max_attempts - 1);
+    return *early;
   }
-  const Decision d = Decide(result, event, *policy, now, bitgen_);
+  return destination.retry;
+}
+
+void AgentImpl::HandleResult(const SendResult& result) {
+  std::optional<InFlight> taken = TakeFlight(result.tag);
+  if (!taken.has_value()) return;
+  InFlight flight = *std::move(taken);
+  const absl::Time now = clock_->Now();
+  RetryPolicy early;
+  const Decision d =
+      Decide(result, flight.event, PolicyFor(flight, &early), now, bitgen_);
   // The receiver may have acted on it (or answered 2xx) and the store does
   // not know yet: a crash here means a resend with the same id.
   internal::CrashPoint(internal::kAgentAfterAnswer);
   if (d.kind == Decision::Kind::kOffline) {
-    ++stats_.offline_results;
-    if (reachability_.OnNeverReached(destination.name, flight.probe,
-                                     Steady())) {
-      Log(LogSeverity::kWarning, LogEvent::kDestinationUnreachable,
-          absl::StrCat("destination ", destination.name,
-                       " unreachable sending event ", event.id, " (", d.error,
-                       "); holding its events, probing"),
-          event.id, destination.name);
-    }
-    // Never reached: still not done if it was before (an earlier send of
-    // the step may have reached the receiver, and this one says nothing).
-    if (flight.workflow != nullptr && flight.workflow->was_not_done) {
-      NoteNotDone(flight);
-    }
+    NoteNeverReached(flight, d);
     return;  // not an attempt: the event (or batch) is untouched
   }
   if (d.kind == Decision::Kind::kHoldDestination) {
@@ -72,6 +69,38 @@ void AgentImpl::HandleResult(const SendResult& result) {
        d.kind == Decision::Kind::kPauseDestination)) {
     NoteNotDone(flight);  // the receiver answered: not done (yet)
   }
+  ActOnDecision(flight, d, now);
+  if (flight.workflow != nullptr) {
+    settled_.push_back(
+        SettleWorkflowAnswer(std::move(flight), d, result.http, now));
+    return;
+  }
+  SettleBatchRest(&flight, result, now);
+  settled_.push_back(SettlementFor(d, std::move(flight.event), now));
+}
+
+void AgentImpl::NoteNeverReached(const InFlight& flight, const Decision& d) {
+  const Destination& destination = *flight.destination;
+  const PendingEvent& event = flight.event;
+  ++stats_.offline_results;
+  if (reachability_.OnNeverReached(destination.name, flight.probe, Steady())) {
+    Log(LogSeverity::kWarning, LogEvent::kDestinationUnreachable,
+        absl::StrCat("destination ", destination.name,
+                     " unreachable sending event ", event.id, " (", d.error,
+                     "); holding its events, probing"),
+        event.id, destination.name);
+  }
+  // Never reached: still not done if it was before (an earlier send of
+  // the step may have reached the receiver, and this one says nothing).
+  if (flight.workflow != nullptr && flight.workflow->was_not_done) {
+    NoteNotDone(flight);
+  }
+}
+
+void AgentImpl::ActOnDecision(const InFlight& flight, const Decision& d,
+                              absl::Time now) {
+  const Destination& destination = *flight.destination;
+  const PendingEvent& event = flight.event;
   switch (d.kind) {
     case Decision::Kind::kRetry:
       Log(LogSeverity::kWarning, LogEvent::kRetryScheduled,
@@ -98,13 +127,6 @@ void AgentImpl::HandleResult(const SendResult& result) {
     default:
       break;
   }
-  if (flight.workflow != nullptr) {
-    settled_.push_back(
-        SettleWorkflowAnswer(std::move(flight), d, result.http, now));
-    return;
-  }
-  SettleBatchRest(&flight, result, now);
-  settled_.push_back(SettlementFor(d, std::move(flight.event), now));
 }
 
 void AgentImpl::HoldRefused(const InFlight& flight, const Decision& d) {

@@ -73,7 +73,7 @@ std::string WorkflowCancelKey(absl::string_view event_id);
 std::string WorkflowResultPrefix(absl::string_view event_id);
 std::string WorkflowResultKey(absl::string_view event_id, uint32_t n);
 // The rows of a workflow (feature workflow_rows). Steps and answers are
-// keyed by the step's index (steps number at most 65535: config.cc).
+// keyed by the step's index (steps number at most 65535: agent/config/workflows.cc).
 inline constexpr char kWorkflowHeadPrefix[] = "w";
 inline constexpr char kWorkflowStepPrefix[] = "t";
 inline constexpr char kWorkflowAnswerPrefix[] = "a";

@@ -8,6 +8,7 @@
 // an answer it never gets. "{name}" is resolved here, to the reference its
 // extract names: the engine only ever sees references.
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>

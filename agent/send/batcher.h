@@ -70,6 +70,9 @@ class Batcher {
   // store's.
   absl::StatusOr<absl::Time> SendAll(Port* port, absl::Time now,
                                      absl::Time steady);
+  // Forgets what Queue kept this round, unsent (a round that stopped on an
+  // error: the events are still pending, and read again later).
+  void Forget() { heads_.clear(); }
 
  private:
   absl::Status SendTo(Port* port, const Destination& destination,

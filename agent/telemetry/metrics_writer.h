@@ -13,6 +13,7 @@
 #ifndef OUTBOX_AGENT_TELEMETRY_METRICS_WRITER_H_
 #define OUTBOX_AGENT_TELEMETRY_METRICS_WRITER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>

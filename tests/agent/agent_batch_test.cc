@@ -19,6 +19,7 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/agent_fixture.h"
+#include "tests/testing/forwarding_store.h"
 #include "tests/testing/sink_process.h"
 #include "tests/testing/status.h"
 #include "tools/json_fields.h"
@@ -245,6 +246,53 @@ TEST_F(AgentBatchTest, AWorkflowEventBehindABatchedOneRunsItsSteps) {
   EXPECT_EQ(log[2].id, after);
   const std::vector<std::string> batches = BatchIds();
   EXPECT_NE(batches[0], batches[2]);
+  auto dead = store_->ListDeadLetters(10);
+  ASSERT_OUTBOX_OK(dead);
+  EXPECT_TRUE(dead->empty());
+}
+
+// Fails the first workflow read with a full disk, as a store whose disk
+// filled would.
+class FullOnceStore final : public testing::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  absl::StatusOr<WorkflowRecord> GetWorkflow(absl::string_view id) override {
+    if (!failed_) {
+      failed_ = true;
+      return absl::ResourceExhaustedError("no space left on device (test)");
+    }
+    return base_->GetWorkflow(id);
+  }
+
+ private:
+  bool failed_ = false;
+};
+
+// A round that stops on a full disk (here reading the workflow behind a
+// batched event) pauses deliveries and keeps nothing for the next round:
+// the batched event it had taken is read again from the store after the
+// pause and goes once, in a batch of its own lines.
+TEST_F(AgentBatchTest, ARoundStoppedByAFullDiskSendsItsBatchedEventOnce) {
+  ASSERT_NO_FATAL_FAILURE(StartSink());
+  const std::string plain = CommitEvents(1).at(0);
+  CommitEvents(1, /*keys=*/0, "order.created");
+  const std::string workflow = absl::StrCat(
+      "destinations { name: \"inventory\" url: \"http://127.0.0.1:", port_,
+      "/api/inventory/reserve\" secrets_file: \"", secret_path_, "\" }\n",
+      "workflows { event_type: \"order.created\"",
+      " steps { name: \"reserve\" destination: \"inventory\" } }\n");
+  FullOnceStore full(store_.get());
+  AgentOptions options;
+  options.config_text = Config("/batch", workflow, "batch { max_events: 10 }");
+  absl::StatusOr<std::unique_ptr<Agent>> agent =
+      Agent::Create(&full, std::move(options));
+  ASSERT_OUTBOX_OK(agent);
+  EXPECT_EQ(DrainUntilEmpty(agent->get()), 0u);
+  const std::vector<testing::SinkLine> log = SinkLog();
+  const auto sent =
+      std::count_if(log.begin(), log.end(),
+                    [&](const testing::SinkLine& l) { return l.id == plain; });
+  EXPECT_EQ(sent, 1);
   auto dead = store_->ListDeadLetters(10);
   ASSERT_OUTBOX_OK(dead);
   EXPECT_TRUE(dead->empty());

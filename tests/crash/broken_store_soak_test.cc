@@ -1,7 +1,7 @@
 // Copyright (c) edge-outbox authors.
 //
 // The soak can fail: run against the deliberately broken store variants
-// (lib/store_impl.h, StoreTestOptions) and agent variants (agent/
+// (lib/store_variant.h, StoreTestOptions) and agent variants (agent/
 // agent_variant.h, AgentTestOptions), it must report the violation each one
 // causes, under the name of the check meant for it (soak_violation.h).
 // Each run stops at the first cycle with a violation, or (where a test

@@ -38,7 +38,7 @@ EXCLUDED_LABELS = "^(fuzz|soak|bench)$"
 KEYS = ("name", "file", "find", "replace", "breaks", "tests", "targets")
 # The product's code, and the ARM board's guest builder, whose refusal of a
 # dynamic binary is what makes the board's run test the static firmware.
-ROOTS = ("lib/", "agent/", "platform/", "tests/vm/build-guest.sh")
+ROOTS = ("lib/", "agent/", "platform/", "webhooks/", "tests/vm/build-guest.sh")
 
 
 class MutationError(Exception):
