@@ -116,6 +116,25 @@ TEST_F(AgentFuseTest, ARetrysAnswerNeitherCountsNorResetsIt) {
   EXPECT_GT(tried.size(), 11u);
 }
 
+// While the fuse holds, a refused probe is a failed attempt, due again after
+// its backoff, so the next probe is another event: a few events the
+// receiver will never take cannot hold the destination for good.
+TEST_F(AgentFuseTest, ARefusedProbeWaitsItsBackoffAndTheNextProbeIsAnother) {
+  std::unique_ptr<Agent> agent = Start("dead_letter_fuse: 2");
+  ASSERT_NE(agent, nullptr);
+  ASSERT_NO_FATAL_FAILURE(Rounds(agent.get(), 3, absl::Seconds(2)));
+  ASSERT_EQ(store_->GetStats()->dead_letters, 2u);
+  ASSERT_EQ(Logged(LogEvent::kDeadLetterFuse), 1);
+  const size_t tripped_at = receiver_->log().size();
+  ASSERT_NO_FATAL_FAILURE(Rounds(agent.get(), 40, absl::Seconds(9)));
+  std::map<std::string, int> probed;
+  for (size_t i = tripped_at; i < receiver_->log().size(); ++i) {
+    ++probed[receiver_->log()[i].webhook_id];
+  }
+  EXPECT_GT(probed.size(), 3u) << "the probes kept to the same events";
+  EXPECT_EQ(store_->GetStats()->dead_letters, 2u);
+}
+
 TEST_F(AgentFuseTest, ZeroTurnsTheFuseOff) {
   std::unique_ptr<Agent> agent = Start("dead_letter_fuse: 0");
   ASSERT_NE(agent, nullptr);
