@@ -148,6 +148,29 @@ TEST_F(StoreIoErrorTest, AFailedCloseWriteIsReportedAndLosesNothing) {
   store_.reset();  // before `clock`, which it reads
 }
 
+// The same on a full disk, which RocksDB itself may not report at its own
+// close: the store's close write said so, and Close says it too.
+TEST_F(StoreIoErrorTest, AFullDiskAtTheCloseWriteIsReportedAndLosesNothing) {
+  testing::FakeClock clock;
+  options_.clock = &clock;
+  Reopen();
+  ASSERT_OUTBOX_OK(CommitSale("sale-1"));
+  clock.Advance(absl::Minutes(5));
+  testing::ErrorInjection full;
+  full.error = testing::ErrorInjection::Error::kNoSpace;
+  full.file_kinds = testing::kWalFile;
+  fs_->InjectErrors(full);
+  EXPECT_FALSE(store_->Close().ok());
+  fs_->ClearErrors();
+  store_.reset();
+  ASSERT_OUTBOX_OK(fs_->SimulatePowerCut());
+  Reopen();
+  EXPECT_OUTBOX_OK(store_->Get("sales", "sale-1"));
+  EXPECT_EQ(store_->GetStats()->pending_events, 1u);
+  ASSERT_OUTBOX_OK(store_->Close());
+  store_.reset();  // before `clock`, which it reads
+}
+
 TEST_F(StoreIoErrorTest, DiskFullIsResourceExhaustedAndNothingHalfWritten) {
   ASSERT_OUTBOX_OK(CommitSale("sale-1"));
   testing::ErrorInjection full;
