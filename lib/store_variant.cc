@@ -46,6 +46,10 @@ class BrokenStore final : public StoreVariant {
   const StoreTestOptions test_;
 };
 
+// Every flag of StoreTestOptions, so that a variant added there is named
+// here too (or the store would run it as the production one).
+static_assert(sizeof(StoreTestOptions) == 8,
+              "name the new StoreTestOptions flag in AnyBroken");
 bool AnyBroken(const StoreTestOptions& t) {
   return t.skip_commit_sync || t.split_commit_batches ||
          t.ack_group_before_sync || t.mark_delivered_without_wal ||
