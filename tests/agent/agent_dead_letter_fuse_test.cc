@@ -53,6 +53,14 @@ class AgentFuseTest : public testing::InProcessAgentTest {
     return n;
   }
 
+  // How many requests each event had, from the `from`th request on.
+  std::map<std::string, int> Tried(size_t from = 0) const {
+    std::map<std::string, int> n;
+    const auto& log = receiver_->log();
+    for (size_t i = from; i < log.size(); ++i) ++n[log[i].webhook_id];
+    return n;
+  }
+
   // How many times each event was answered 2xx.
   std::map<std::string, int> Accepted() const {
     std::map<std::string, int> n;
@@ -111,9 +119,7 @@ TEST_F(AgentFuseTest, ARetrysAnswerNeitherCountsNorResetsIt) {
   EXPECT_EQ(Logged(LogEvent::kDestinationReachable), 0);
   EXPECT_EQ(Logged(LogEvent::kDeadLetterFuse), 1);
   // Probes moved on: more than one held event was tried.
-  std::map<std::string, int> tried;
-  for (const auto& r : receiver_->log()) ++tried[r.webhook_id];
-  EXPECT_GT(tried.size(), 11u);
+  EXPECT_GT(Tried().size(), 11u);
 }
 
 // While the fuse holds, a refused probe is a failed attempt, due again after
@@ -127,11 +133,8 @@ TEST_F(AgentFuseTest, ARefusedProbeWaitsItsBackoffAndTheNextProbeIsAnother) {
   ASSERT_EQ(Logged(LogEvent::kDeadLetterFuse), 1);
   const size_t tripped_at = receiver_->log().size();
   ASSERT_NO_FATAL_FAILURE(Rounds(agent.get(), 40, absl::Seconds(9)));
-  std::map<std::string, int> probed;
-  for (size_t i = tripped_at; i < receiver_->log().size(); ++i) {
-    ++probed[receiver_->log()[i].webhook_id];
-  }
-  EXPECT_GT(probed.size(), 3u) << "the probes kept to the same events";
+  EXPECT_GT(Tried(tripped_at).size(), 3u)
+      << "the probes kept to the same events";
   EXPECT_EQ(store_->GetStats()->dead_letters, 2u);
 }
 

@@ -40,6 +40,34 @@ class StoreIoErrorTest : public ::testing::Test {
     store_ = std::move(*store);
   }
 
+  // Reopens the store on `clock`, commits "sale-1", moves the clock 5
+  // minutes (so that Close keeps the store clock with a write of its own),
+  // makes every log write fail with `error`, and returns what Close says.
+  absl::Status CloseWithFailingLog(testing::FakeClock* clock,
+                                   testing::ErrorInjection::Error error) {
+    options_.clock = clock;
+    Reopen();
+    EXPECT_OUTBOX_OK(CommitSale("sale-1"));
+    clock->Advance(absl::Minutes(5));
+    testing::ErrorInjection failing;
+    failing.error = error;
+    failing.file_kinds = testing::kWalFile;
+    fs_->InjectErrors(failing);
+    const absl::Status closed = store_->Close();
+    fs_->ClearErrors();
+    return closed;
+  }
+
+  // After a power cut and a reopen, "sale-1" is there and its event pending.
+  void ExpectTheSaleAfterAPowerCut() {
+    store_.reset();
+    ASSERT_OUTBOX_OK(fs_->SimulatePowerCut());
+    Reopen();
+    EXPECT_OUTBOX_OK(store_->Get("sales", "sale-1"));
+    EXPECT_EQ(store_->GetStats()->pending_events, 1u);
+    ASSERT_OUTBOX_OK(store_->Close());
+  }
+
   // Commits "order-1" and takes its event, as the agent's NextDue would.
   void CommitAndTakeOrder(PendingEvent* order) {
     ASSERT_OUTBOX_OK(CommitSale("order-1"));
@@ -129,45 +157,20 @@ TEST_F(StoreIoErrorTest, FailedFsyncLeavesNeitherAfterPowerCut) {
 // after a power cut finds every write acknowledged before it.
 TEST_F(StoreIoErrorTest, AFailedCloseWriteIsReportedAndLosesNothing) {
   testing::FakeClock clock;
-  options_.clock = &clock;
-  Reopen();
-  ASSERT_OUTBOX_OK(CommitSale("sale-1"));
-  clock.Advance(absl::Minutes(5));
-  testing::ErrorInjection eio;
-  eio.error = testing::ErrorInjection::Error::kIOError;
-  eio.file_kinds = testing::kWalFile;
-  fs_->InjectErrors(eio);
-  EXPECT_STATUS_CODE(store_->Close(), absl::StatusCode::kUnavailable);
-  fs_->ClearErrors();
-  store_.reset();
-  ASSERT_OUTBOX_OK(fs_->SimulatePowerCut());
-  Reopen();
-  EXPECT_OUTBOX_OK(store_->Get("sales", "sale-1"));
-  EXPECT_EQ(store_->GetStats()->pending_events, 1u);
-  ASSERT_OUTBOX_OK(store_->Close());
+  EXPECT_STATUS_CODE(
+      CloseWithFailingLog(&clock, testing::ErrorInjection::Error::kIOError),
+      absl::StatusCode::kUnavailable);
+  ExpectTheSaleAfterAPowerCut();
   store_.reset();  // before `clock`, which it reads
 }
 
-// The same on a full disk, which RocksDB itself may not report at its own
-// close: the store's close write said so, and Close says it too.
+// The same on a full disk.
 TEST_F(StoreIoErrorTest, AFullDiskAtTheCloseWriteIsReportedAndLosesNothing) {
   testing::FakeClock clock;
-  options_.clock = &clock;
-  Reopen();
-  ASSERT_OUTBOX_OK(CommitSale("sale-1"));
-  clock.Advance(absl::Minutes(5));
-  testing::ErrorInjection full;
-  full.error = testing::ErrorInjection::Error::kNoSpace;
-  full.file_kinds = testing::kWalFile;
-  fs_->InjectErrors(full);
-  EXPECT_FALSE(store_->Close().ok());
-  fs_->ClearErrors();
-  store_.reset();
-  ASSERT_OUTBOX_OK(fs_->SimulatePowerCut());
-  Reopen();
-  EXPECT_OUTBOX_OK(store_->Get("sales", "sale-1"));
-  EXPECT_EQ(store_->GetStats()->pending_events, 1u);
-  ASSERT_OUTBOX_OK(store_->Close());
+  EXPECT_FALSE(
+      CloseWithFailingLog(&clock, testing::ErrorInjection::Error::kNoSpace)
+          .ok());
+  ExpectTheSaleAfterAPowerCut();
   store_.reset();  // before `clock`, which it reads
 }
 
