@@ -465,23 +465,22 @@ void AgentImpl::CheckClock() {
 absl::Status AgentImpl::StartDueEvents() {
   CheckClock();
   const absl::Time steady = Steady();
-  const size_t max = static_cast<size_t>(config_.agent.max_in_flight);
   // A refill time from an earlier round must not arm the timer in the past.
   rate_wake_ = absl::InfiniteFuture();
-  if (in_flight_.size() >= max || steady < store_full_until_) {
+  if (Full() || steady < store_full_until_) {
     return absl::OkStatus();
   }
   probing_.clear();
   workflow_probes_.clear();
   const absl::Time now = clock_->Now();
   OUTBOX_RETURN_IF_ERROR(StartDurable(now));
-  absl::StatusOr<DueEvents> next = ReadDue(max, steady);
+  absl::StatusOr<DueEvents> next = ReadDue(steady);
   if (!next.ok()) return PauseIfDiskFull(next.status());
   DueEvents& due = *next;
   next_due_ = due.wait == absl::InfiniteDuration() ? absl::InfiniteFuture()
                                                    : steady + due.wait;
   QuarantineUnreadable(due.unreadable);
-  absl::Status started = StartEvents(&due.events, max, now);
+  absl::Status started = StartEvents(&due.events, now);
   if (!started.ok()) {
     // The events queued for batches stay pending: a later round reads them
     // again, and must not find them queued already (one line each).
@@ -497,7 +496,8 @@ absl::Status AgentImpl::StartDueEvents() {
   return EndRound(steady);
 }
 
-absl::StatusOr<DueEvents> AgentImpl::ReadDue(size_t max, absl::Time steady) {
+absl::StatusOr<DueEvents> AgentImpl::ReadDue(absl::Time steady) {
+  const size_t max = static_cast<size_t>(config_.agent.max_in_flight);
   // Those StartDurable settled without a request (a workflow that ended)
   // are still due in the store until this round's write.
   absl::flat_hash_set<uint64_t> settling;
@@ -532,10 +532,10 @@ void AgentImpl::QuarantineUnreadable(
 }
 
 absl::Status AgentImpl::StartEvents(std::vector<PendingEvent>* events,
-                                    size_t max, absl::Time now) {
+                                    absl::Time now) {
   std::optional<absl::flat_hash_set<std::string>> keys_in_flight;
   for (PendingEvent& event : *events) {
-    if (in_flight_.size() >= max) break;  // full (batcher_.extra() asked more)
+    if (Full()) break;  // (batcher_.extra() asked for more)
     if (held_workflow_types_.contains(event.type)) continue;  // this round
     if (KeyInFlight(event, &keys_in_flight)) continue;  // after its answer
     if (definitions_.MustRead(event.type, event.destination)) {

@@ -180,14 +180,13 @@ class AgentImpl final : private Batcher::Port {
   // NextDue for up to the free request slots (and what batches may take
   // more), through this round's gates, passing over what is in flight,
   // awaits its write, or is settled in this round.
-  absl::StatusOr<DueEvents> ReadDue(size_t max, absl::Time steady);
+  absl::StatusOr<DueEvents> ReadDue(absl::Time steady);
   // Moves damaged pending entries aside, counted and logged.
   void QuarantineUnreadable(const std::vector<UnreadableEntry>& unreadable);
   // Starts the due `events` (a workflow's step, a request, a place in a
-  // batch) until `max` requests are in flight or the transport is full.
-  // Errors: the store's (the round stops there).
-  absl::Status StartEvents(std::vector<PendingEvent>* events, size_t max,
-                           absl::Time now);
+  // batch) until max_in_flight requests are in flight (Full) or the
+  // transport is full. Errors: the store's (the round stops there).
+  absl::Status StartEvents(std::vector<PendingEvent>* events, absl::Time now);
   // Writes the round's settlements; looks again at once when an event left
   // the queue; notes whether the agent is idle.
   absl::Status EndRound(absl::Time steady);
